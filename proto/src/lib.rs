@@ -29,7 +29,8 @@ mod generated {
 
 pub use data_type::{DataTypeExt, UnknownDataType};
 pub use generated::*;
-pub use text_format::{TextFormat, TextFormatError};
+pub use prost_reflect;
+pub use text_format::{TextFormat, TextFormatError, descriptor_pool};
 
 /// The serialized `FileDescriptorSet` of every message in this crate.
 pub const FILE_DESCRIPTOR_SET: &[u8] =

@@ -28,7 +28,9 @@ pub enum TextFormatError {
     },
 }
 
-fn pool() -> &'static DescriptorPool {
+/// The descriptor pool of every message in this crate (for reflection, e.g.
+/// the spec parser's text-format reader of default values).
+pub fn descriptor_pool() -> &'static DescriptorPool {
     static POOL: OnceLock<DescriptorPool> = OnceLock::new();
     POOL.get_or_init(|| {
         DescriptorPool::decode(crate::FILE_DESCRIPTOR_SET)
@@ -37,7 +39,7 @@ fn pool() -> &'static DescriptorPool {
 }
 
 fn descriptor(full_name: &str) -> MessageDescriptor {
-    pool()
+    descriptor_pool()
         .get_message_by_name(full_name)
         .expect("every message of this crate is in its descriptor set")
 }

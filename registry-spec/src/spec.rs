@@ -1,0 +1,224 @@
+//! [`OpSpec`]: the strings of one op (TF's `OpDefBuilder`), and building its OpDef.
+
+use opreg_proto::{OpDef, OpDeprecation};
+
+use crate::error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
+
+/// The boolean flags of an op (TF's `SetIsCommutative()` and friends).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct OpFlags {
+    /// `SetIsCommutative()`: inputs may be reordered.
+    pub commutative: bool,
+    /// `SetIsAggregate()`: e.g. AddN.
+    pub aggregate: bool,
+    /// `SetIsStateful()`: not to be folded or deduplicated.
+    pub stateful: bool,
+    /// `SetAllowsUninitializedInput()`.
+    pub allows_uninitialized_input: bool,
+    /// `SetIsDistributedCommunication()`.
+    pub distributed_communication: bool,
+}
+
+/// `Deprecated(version, explanation)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Deprecation {
+    /// First GraphDef version in which the op is gone.
+    pub version: i32,
+    /// Why, and what to use instead.
+    pub explanation: String,
+}
+
+/// The specs of one op, exactly as TF's `REGISTER_OP` chain gives them.
+///
+/// Attrs are parsed first, then inputs, then outputs, control outputs and the
+/// Doc text, whatever order they were added in (as TensorFlow does). Every
+/// problem is collected: [`OpSpec::build`] reports them all at once.
+///
+/// ```
+/// use registry_spec::OpSpec;
+/// let op = OpSpec::new("AddN")
+///     .input("inputs: N * T")
+///     .output("sum: T")
+///     .attr("N: int >= 1")
+///     .attr("T: {numbertype, variant}")
+///     .commutative()
+///     .aggregate()
+///     .build()
+///     .unwrap();
+/// assert!(op.is_aggregate && op.is_commutative);
+/// assert_eq!(op.input_arg[0].number_attr, "N");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpSpec {
+    /// The op's name (`Abs`, `Namespace>Op`, `_Internal`).
+    pub name: String,
+    /// Attr specs: `name: type[ >= min][ = default]`.
+    pub attrs: Vec<String>,
+    /// Input specs: `name: [Ref(]type|attr|N * T[)]`.
+    pub inputs: Vec<String>,
+    /// Output specs, same grammar as inputs.
+    pub outputs: Vec<String>,
+    /// Control output names.
+    pub control_outputs: Vec<String>,
+    /// Doc texts (TF allows one; a second is an error).
+    pub docs: Vec<String>,
+    /// Boolean flags.
+    pub flags: OpFlags,
+    /// `Deprecated(...)` calls (TF allows one; a second is an error).
+    pub deprecations: Vec<Deprecation>,
+    /// How many times a shape function was set (a second is an error).
+    pub shape_fn_count: usize,
+}
+
+impl OpSpec {
+    /// Starts the specs of op `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        OpSpec { name: name.into(), ..OpSpec::default() }
+    }
+    /// Adds an attr spec, e.g. `"T: {float, int32} = DT_FLOAT"`.
+    pub fn attr(mut self, spec: impl Into<String>) -> Self {
+        self.attrs.push(spec.into());
+        self
+    }
+    /// Adds an input spec, e.g. `"x: T"`.
+    pub fn input(mut self, spec: impl Into<String>) -> Self {
+        self.inputs.push(spec.into());
+        self
+    }
+    /// Adds an output spec, e.g. `"y: T"`.
+    pub fn output(mut self, spec: impl Into<String>) -> Self {
+        self.outputs.push(spec.into());
+        self
+    }
+    /// Adds a control output name.
+    pub fn control_output(mut self, name: impl Into<String>) -> Self {
+        self.control_outputs.push(name.into());
+        self
+    }
+    /// Sets the Doc text (summary, description, `name: description` lines).
+    pub fn doc(mut self, text: impl Into<String>) -> Self {
+        self.docs.push(text.into());
+        self
+    }
+    /// Marks the op commutative.
+    pub fn commutative(mut self) -> Self {
+        self.flags.commutative = true;
+        self
+    }
+    /// Marks the op an aggregate.
+    pub fn aggregate(mut self) -> Self {
+        self.flags.aggregate = true;
+        self
+    }
+    /// Marks the op stateful.
+    pub fn stateful(mut self) -> Self {
+        self.flags.stateful = true;
+        self
+    }
+    /// Lets the op take uninitialized inputs.
+    pub fn allows_uninitialized_input(mut self) -> Self {
+        self.flags.allows_uninitialized_input = true;
+        self
+    }
+    /// Marks the op as distributed communication.
+    pub fn distributed_communication(mut self) -> Self {
+        self.flags.distributed_communication = true;
+        self
+    }
+    /// Deprecates the op from GraphDef `version` on.
+    pub fn deprecated(mut self, version: i32, explanation: impl Into<String>) -> Self {
+        self.deprecations.push(Deprecation { version, explanation: explanation.into() });
+        self
+    }
+    /// Records that a shape function was set (the builder API counts calls).
+    pub fn with_shape_fn(mut self) -> Self {
+        self.shape_fn_count += 1;
+        self
+    }
+
+    /// Parses every spec and validates the result with TF's `ValidateOpDef`
+    /// rules. On success the OpDef is byte-identical to TensorFlow's for the
+    /// same specs.
+    pub fn build(&self) -> Result<OpDef, SpecErrors> {
+        let mut errors = Vec::new();
+        let op_def = self.parse(&mut errors);
+        if errors.is_empty() {
+            if let Err(e) = crate::validate::validate_op_def(&op_def) {
+                errors.push(crate::validate::locate(self, e));
+            }
+        }
+        if errors.is_empty() { Ok(op_def) } else { Err(SpecErrors(errors)) }
+    }
+
+    /// Parses the specs without running `ValidateOpDef` (TF's
+    /// `OpDefBuilder::Finalize`), collecting every parse error.
+    pub fn parse(&self, errors: &mut Vec<SpecError>) -> OpDef {
+        let mut op_def = OpDef { name: self.name.clone(), ..OpDef::default() };
+        let mut failed_attrs = Vec::new();
+        for (i, spec) in self.attrs.iter().enumerate() {
+            if let Err(e) = crate::attr::parse_attr(spec, &mut op_def) {
+                failed_attrs.push(op_def.attr.last().map(|a| a.name.clone()).unwrap_or_default());
+                errors.push(self.error(SpecSite::Attr(i), spec, e));
+            }
+        }
+        for (i, spec) in self.inputs.iter().enumerate() {
+            if let Err(e) = crate::arg::parse_arg(spec, false, &mut op_def) {
+                if !crate::arg::is_cascade(&e, &failed_attrs) {
+                    errors.push(self.error(SpecSite::Input(i), spec, e));
+                }
+            }
+        }
+        for (i, spec) in self.outputs.iter().enumerate() {
+            if let Err(e) = crate::arg::parse_arg(spec, true, &mut op_def) {
+                if !crate::arg::is_cascade(&e, &failed_attrs) {
+                    errors.push(self.error(SpecSite::Output(i), spec, e));
+                }
+            }
+        }
+        for (i, name) in self.control_outputs.iter().enumerate() {
+            if let Err(e) = crate::arg::parse_control_output(name, &mut op_def) {
+                errors.push(self.error(SpecSite::ControlOutput(i), name, e));
+            }
+        }
+        if self.docs.len() > 1 {
+            errors.push(self.error(SpecSite::Doc, "", crate::scanner::Failure::whole(SpecErrorKind::DocTwice)));
+        }
+        if let Some(doc) = self.docs.first() {
+            if let Err(e) = crate::doc::apply_doc(doc, &mut op_def) {
+                errors.push(self.error(SpecSite::Doc, doc, e));
+            }
+        }
+        if let Some(dep) = self.deprecations.first() {
+            op_def.deprecation =
+                Some(OpDeprecation { version: dep.version, explanation: dep.explanation.clone() });
+        }
+        if self.deprecations.len() > 1 {
+            errors.push(self.error(
+                SpecSite::Deprecation,
+                "",
+                crate::scanner::Failure::whole(SpecErrorKind::DeprecatedTwice),
+            ));
+        }
+        if self.shape_fn_count > 1 {
+            errors.push(self.error(SpecSite::Op, "", crate::scanner::Failure::whole(SpecErrorKind::ShapeFnTwice)));
+        }
+        let flags = self.flags;
+        op_def.is_commutative |= flags.commutative;
+        op_def.is_aggregate |= flags.aggregate;
+        op_def.is_stateful |= flags.stateful;
+        op_def.allows_uninitialized_input |= flags.allows_uninitialized_input;
+        op_def.is_distributed_communication |= flags.distributed_communication;
+        op_def
+    }
+
+    fn error(&self, site: SpecSite, spec: &str, failure: crate::scanner::Failure) -> SpecError {
+        SpecError {
+            op: self.name.clone(),
+            site,
+            spec: spec.to_owned(),
+            span: failure.span,
+            kind: failure.kind,
+            suggestion: failure.suggestion,
+        }
+    }
+}
