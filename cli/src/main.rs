@@ -1,1 +1,172 @@
-fn main() {}
+//! `opreg`: inspect the ops registered in this binary (the standard op set of
+//! `registry-core`, and every crate of ops it links).
+//!
+//! ```text
+//! opreg ops list [--filter SUBSTR] [--internal]
+//! opreg ops show NAME
+//! opreg ops export [--format pbtxt|pb|json] [-o FILE] [--internal]
+//! opreg ops check
+//! ```
+//!
+//! Errors are printed as `error: ...` on stderr, with exit code 1.
+
+mod export;
+mod show;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use registry_core::registry::{OpRegistry, RegistryError};
+
+// Ops are linked only from crates this binary names (see
+// `registry_core::link_ops!`): `registry_core`, named above, holds the
+// standard op set. A crate of extra ops needs `registry_core::link_ops!(it);`.
+
+/// Inspect TensorFlow-compatible ops registered with opreg.
+#[derive(Debug, Parser)]
+#[command(name = "opreg", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with the op registry.
+    #[command(subcommand)]
+    Ops(OpsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum OpsCommand {
+    /// List registered ops with their summaries, sorted by name.
+    List {
+        /// Only ops whose name contains this text (case-insensitive).
+        #[arg(long, value_name = "SUBSTR")]
+        filter: Option<String>,
+        /// Include internal ops (names starting with `_`).
+        #[arg(long)]
+        internal: bool,
+    },
+    /// Show one op: args, attrs, flags, deprecation, docs, origin.
+    Show {
+        /// The op's name, e.g. `Conv2D`.
+        name: String,
+    },
+    /// Export every registered op as a TensorFlow OpList.
+    Export {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Pbtxt)]
+        format: Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Include internal ops (names starting with `_`).
+        #[arg(long)]
+        internal: bool,
+    },
+    /// Report duplicate or invalid registrations (TF's ProcessRegistrations).
+    Check,
+}
+
+/// Formats of `opreg ops export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Protobuf text format (`.pbtxt`), as TensorFlow writes OpLists.
+    Pbtxt,
+    /// Binary protobuf (`.pb`).
+    Pb,
+    /// JSON: field names as in the .proto files, enums by name.
+    Json,
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// Looking up an op failed.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// `ops check` found problems.
+    #[error("{} problem(s) in the op registrations:\n{}", .0.len(), join_errors(.0))]
+    Registrations(Vec<RegistryError>),
+    /// The output file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    WriteFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Standard output could not be written.
+    #[error("cannot write to standard output: {0}")]
+    Stdout(io::Error),
+    /// The OpList could not be converted to JSON.
+    #[error("cannot convert the op list to JSON: {0}")]
+    Json(String),
+}
+
+fn join_errors(errors: &[RegistryError]) -> String {
+    errors.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli, OpRegistry::global()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // `opreg ops list | head`: the reader went away, nothing to report.
+        Err(CliError::Stdout(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
+    let Command::Ops(command) = cli.command;
+    match command {
+        OpsCommand::List { filter, internal } => {
+            let filter = filter.map(|f| f.to_lowercase());
+            let ops = registry.export_op_list(internal).op;
+            let ops: Vec<_> = ops
+                .iter()
+                .filter(|op| filter.as_ref().is_none_or(|f| op.name.to_lowercase().contains(f)))
+                .collect();
+            let width = ops.iter().map(|op| op.name.len()).max().unwrap_or(0);
+            let mut text = String::new();
+            for op in ops {
+                let line = format!("{:width$}  {}", op.name, op.summary);
+                text.push_str(line.trim_end());
+                text.push('\n');
+            }
+            write_stdout(text.as_bytes())
+        }
+        OpsCommand::Show { name } => {
+            let data = registry.look_up(&name)?;
+            write_stdout(show::render(data).as_bytes())
+        }
+        OpsCommand::Export { format, output, internal } => {
+            let list = registry.export_op_list(internal);
+            let bytes = match format {
+                Format::Pbtxt => opreg_proto::TextFormat::to_pbtxt(&list).into_bytes(),
+                Format::Pb => prost::Message::encode_to_vec(&list),
+                Format::Json => export::to_json(&list).map_err(CliError::Json)?.into_bytes(),
+            };
+            match output {
+                Some(path) => std::fs::write(&path, bytes).map_err(|source| CliError::WriteFile { path, source }),
+                None => write_stdout(&bytes),
+            }
+        }
+        OpsCommand::Check => {
+            registry.process_registrations().map_err(CliError::Registrations)?;
+            write_stdout(format!("{} ops, no problems\n", registry.len()).as_bytes())
+        }
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(bytes).and_then(|()| stdout.flush()).map_err(CliError::Stdout)
+}

@@ -1,1 +1,39 @@
-//! placeholder
+//! The opreg registries: ops declared with [`op`] (TensorFlow's `REGISTER_OP`,
+//! checked at compile time), collected into a global, lazily finalized
+//! [`OpRegistry`](registry::OpRegistry).
+//!
+//! ```
+//! use registry_core::{op, Op};
+//!
+//! /// Computes the absolute value of a tensor.
+//! #[op(input = "x: T", output = "y: T", attr = "T: {half, float, double, int32, int64}")]
+//! pub struct MyAbs;
+//!
+//! assert_eq!(MyAbs::NAME, "MyAbs");
+//! assert_eq!(MyAbs::op_def().attr[0].name, "T");
+//! ```
+
+// Lets `#[op]` used inside this crate name it as `::registry_core`.
+extern crate self as registry_core;
+
+pub mod op;
+pub mod registry;
+pub mod shape;
+#[cfg(feature = "standard-ops")]
+pub mod standard_ops;
+
+pub use op::{ArgSignature, AttrSignature, Op, OpSignature};
+pub use registry::{OpRegistrationData, OpRegistry, RegistryError};
+pub use registry_macros::op;
+
+pub use opreg_proto as proto;
+pub use registry_spec as spec;
+
+/// Items used by the code that `#[op]` and `#[kernel]` generate. Not a
+/// public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::op::{OpRegistration, SourceLocation};
+    pub use inventory;
+    pub use opreg_proto::DataType;
+}

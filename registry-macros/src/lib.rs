@@ -1,1 +1,130 @@
-//! placeholder
+//! The `#[op]` attribute macro of opreg: TensorFlow's `REGISTER_OP`, with the
+//! op's spec strings parsed and validated by `registry-spec` at compile time.
+//!
+//! Use it through `registry_core::op` (this crate's items are re-exported
+//! there, and the code it generates names `registry_core`). The compiled,
+//! tested examples live in registry-core's documentation.
+
+mod args;
+mod doc;
+mod errors;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Declares a TensorFlow op on a struct: the struct becomes the op's marker
+/// type, implementing `registry_core::Op`, and the op is registered in the
+/// global op registry.
+///
+/// ```ignore
+/// use registry_core::{op, Op};
+///
+/// /// Computes the absolute value of a tensor.
+/// ///
+/// /// Given a tensor `x`, this operation returns a tensor containing the
+/// /// absolute value of each element in `x`.
+/// #[op(input = "x: T", output = "y: T", attr = "T: {half, float, double, int32, int64}")]
+/// pub struct Abs;
+///
+/// assert_eq!(Abs::NAME, "Abs");
+/// assert!(Abs::SIGNATURE.allows_type("T", registry_core::proto::DataType::DtFloat));
+/// ```
+///
+/// Every spec string is parsed exactly as TensorFlow parses it, the OpDef is
+/// checked with TF's `ValidateOpDef` rules, and every problem of the item is
+/// reported at once, on the string literal it is about, with the position
+/// inside the string drawn under it:
+///
+/// ```text
+/// error: Unrecognized type string 'flaot'; did you mean 'float'? from Attr("T: {flaot}") for Op Abs
+///            T: {flaot}
+///                ^^^^^
+///  --> src/ops.rs:3:13
+///   |
+/// 3 | #[op(attr = "T: {flaot}", input = "x: T", output = "y: T")]
+///   |             ^^^^^^^^^^^^
+/// ```
+///
+/// # Arguments
+///
+/// Spec strings, each key repeatable, in any order (attrs are parsed first,
+/// as in TensorFlow):
+///
+/// | key | TF call | example |
+/// |---|---|---|
+/// | `input = "..."` | `Input(...)` | `input = "x: T"`, `input = "values: N * T"`, `input = "ref: Ref(T)"`, `input = "ids: int64"` |
+/// | `output = "..."` | `Output(...)` | `output = "y: T"`, `output = "outputs: out_types"` |
+/// | `attr = "..."` | `Attr(...)` | `attr = "T: {float, int32} = DT_FLOAT"`, `attr = "N: int >= 1"`, `attr = "padding: {'SAME', 'VALID'}"`, `attr = "T: <float, int32>"` |
+/// | `control_output = "..."` | `ControlOutput(...)` | `control_output = "done"` |
+///
+/// Other keys, each at most once:
+///
+/// - `name = "..."`: the op's name; by default the struct's name. Op names
+///   may start with `_` (`name = "_Retval"`) or hold `>`
+///   (`name = "Namespace>MyOp"`), which Rust identifiers cannot.
+/// - Flags, written as bare words: `commutative`, `aggregate`, `stateful`,
+///   `allows_uninitialized_input`, `distributed_communication`
+///   (`SetIsCommutative()`, `SetIsAggregate()`, ...).
+/// - `deprecated(version = 26, explanation = "Use Foo instead")`: TF's
+///   `Deprecated(version, explanation)`.
+/// - `shape_fn = path::to::function`: the shape function, a
+///   `fn(&mut InferenceContext) -> Result<(), ShapeError>`
+///   (`registry_core::shape::ShapeFn`).
+/// - `crate = path`: where `registry_core` is, when it is not reachable as
+///   `::registry_core` (a re-export, or `crate = crate` inside registry-core
+///   itself). Like serde's `#[serde(crate = "...")]`.
+///
+/// ```ignore
+/// /// Returns x + y element-wise.
+/// ///
+/// /// x: The first addend.
+/// /// y: The second addend.
+/// /// z: The sum.
+/// #[op(
+///     name = "AddV2",
+///     input = "x: T",
+///     input = "y: T",
+///     output = "z: T",
+///     attr = "T: {bfloat16, half, float, double, int32, int64}",
+///     commutative,
+///     shape_fn = shapes::broadcast_binary,
+/// )]
+/// pub struct AddV2;
+///
+/// #[op(
+///     input = "ref: Ref(T)",
+///     output = "output_ref: Ref(T)",
+///     attr = "T: type",
+///     allows_uninitialized_input,
+///     deprecated(version = 27, explanation = "Use ResourceVariable instead"),
+///     crate = ::opreg::registry_core,
+/// )]
+/// pub struct OldAssign;
+/// ```
+///
+/// # Doc text
+///
+/// The struct's doc comments are the op's TF `Doc(...)` text: one leading
+/// space is stripped from each line and the lines are joined with `\n`. The
+/// first paragraph is the summary, then the description, then optional
+/// `name: description` lines for inputs, outputs and attrs (a line naming no
+/// arg or attr is an error, as in TensorFlow). The doc comments stay on the
+/// struct for rustdoc.
+///
+/// # What it generates
+///
+/// The struct, unchanged, and inside `const _: () = { ... };`:
+///
+/// - `impl Op for MyOp`: `NAME`, `SIGNATURE` (args and attrs as constants,
+///   for other macros' compile-time checks) and `OP_DEF_BYTES` (the OpDef,
+///   serialized at compile time);
+/// - an `inventory` registration (`OpRegistration`) with the OpDef, the shape
+///   function and the source location.
+///
+/// When the op has errors, the struct and an `Op` impl with an empty
+/// signature are still emitted (and nothing is registered), so that other
+/// uses of the type do not fail as well.
+#[proc_macro_attribute]
+pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(args.into(), item.into()).into()
+}

@@ -1,0 +1,6 @@
+use registry_core::op;
+
+#[op(attr = ": type")]
+pub struct EmptyAttrName;
+
+fn main() {}

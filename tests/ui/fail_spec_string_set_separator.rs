@@ -1,0 +1,6 @@
+use registry_core::op;
+
+#[op(attr = "mode: {'a' 'b'}")]
+pub struct NoStringComma;
+
+fn main() {}

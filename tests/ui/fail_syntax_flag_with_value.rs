@@ -1,0 +1,6 @@
+use registry_core::op;
+
+#[op(stateful = true, commutative(yes))]
+pub struct FlagValue;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use registry_core::op;
+
+#[op(attr = "float: type")]
+pub struct FloatAttr;
+
+fn main() {}

@@ -1,0 +1,34 @@
+//! TensorFlow at scale: every op of TensorFlow 2.21's registry that spec
+//! strings can express (1,736 of its 1,908), declared with
+//! [`#[op]`](registry_core::op) and registered in the op registry.
+//!
+//! The declarations are generated from `conformance/tf_registry_2_21.json`
+//! by the `tf-registry-ops-gen` package (`tf-ops/gen`) into
+//! `src/generated.rs`, which is checked in; a test fails when it is stale.
+//! Each op's OpDef serializes to exactly TensorFlow's bytes.
+//!
+//! Each struct is named like its op, except that `>` (TF's namespace
+//! separator) becomes `_` (`Namespace>TestStringOutput` is
+//! [`Namespace_TestStringOutput`]) and ops named like an item of Rust's
+//! prelude get a trailing `_` ([`Copy_`], [`Iterator_`], [`None_`],
+//! [`Send_`]; [`CopyOp`] is TF's op `CopyOp`).
+//!
+//! ```
+//! use registry_core::Op;
+//! use tf_registry_ops::{Conv2D, Namespace_TestStringOutput, Send_};
+//!
+//! assert_eq!(Conv2D::NAME, "Conv2D");
+//! assert_eq!(Namespace_TestStringOutput::NAME, "Namespace>TestStringOutput");
+//! assert_eq!(Send_::NAME, "Send");
+//! assert!(Send_::op_def().is_stateful);
+//! ```
+//!
+//! The ops register themselves (through `inventory`) in every program that
+//! links this crate. Within this workspace the standard op set of
+//! `registry-core` (its default `standard-ops` feature) also defines 54 of
+//! these ops; a registry holding both reports those 54 as duplicates.
+
+#[rustfmt::skip]
+mod generated;
+
+pub use generated::*;
