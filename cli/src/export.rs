@@ -3,7 +3,9 @@
 //! by name, only fields that are set).
 
 use base64::Engine;
-use opreg_proto::prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, ReflectMessage, Value};
+use opreg_proto::prost_reflect::{
+    DynamicMessage, FieldDescriptor, Kind, MapKey, ReflectMessage, Value,
+};
 use serde_json::{Map, Value as Json};
 
 /// `message` as pretty-printed JSON, with a final newline.
@@ -11,9 +13,10 @@ pub(crate) fn to_json<M: prost::Message + prost::Name>(message: &M) -> Result<St
     let descriptor = opreg_proto::descriptor_pool()
         .get_message_by_name(&M::full_name())
         .ok_or_else(|| format!("no descriptor for {}", M::full_name()))?;
-    let dynamic =
-        DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice()).map_err(|e| e.to_string())?;
-    let mut text = serde_json::to_string_pretty(&message_json(&dynamic)).map_err(|e| e.to_string())?;
+    let dynamic = DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())
+        .map_err(|e| e.to_string())?;
+    let mut text =
+        serde_json::to_string_pretty(&message_json(&dynamic)).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok(text)
 }
@@ -23,7 +26,10 @@ fn message_json(message: &DynamicMessage) -> Json {
     // Declaration order, as in the .proto file.
     for field in message.descriptor().fields() {
         if message.has_field(&field) {
-            object.insert(field.name().to_owned(), value_json(&field, &message.get_field(&field)));
+            object.insert(
+                field.name().to_owned(),
+                value_json(&field, &message.get_field(&field)),
+            );
         }
     }
     Json::Object(object)
@@ -43,7 +49,12 @@ fn value_json(field: &FieldDescriptor, value: &Value) -> Json {
             Ok(text) => Json::String(text.to_owned()),
             Err(_) => {
                 let mut object = Map::new();
-                object.insert("base64".to_owned(), base64::engine::general_purpose::STANDARD.encode(bytes).into());
+                object.insert(
+                    "base64".to_owned(),
+                    base64::engine::general_purpose::STANDARD
+                        .encode(bytes)
+                        .into(),
+                );
                 Json::Object(object)
             }
         },
@@ -55,14 +66,18 @@ fn value_json(field: &FieldDescriptor, value: &Value) -> Json {
             _ => Json::from(*number),
         },
         Value::Message(message) => message_json(message),
-        Value::List(items) => Json::Array(items.iter().map(|item| value_json(field, item)).collect()),
+        Value::List(items) => {
+            Json::Array(items.iter().map(|item| value_json(field, item)).collect())
+        }
         Value::Map(map) => {
             let value_field = match field.kind() {
                 Kind::Message(entry) => entry.map_entry_value_field(),
                 _ => field.clone(),
             };
-            let mut entries: Vec<(String, Json)> =
-                map.iter().map(|(key, value)| (map_key(key), value_json(&value_field, value))).collect();
+            let mut entries: Vec<(String, Json)> = map
+                .iter()
+                .map(|(key, value)| (map_key(key), value_json(&value_field, value)))
+                .collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             Json::Object(entries.into_iter().collect())
         }
@@ -115,7 +130,8 @@ mod tests {
                }"#,
         )
         .unwrap();
-        let json: serde_json::Value = serde_json::from_str(&super::to_json(&list).unwrap()).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&super::to_json(&list).unwrap()).unwrap();
         let op = &json["op"][0];
         assert_eq!(op["name"], "Demo");
         assert_eq!(op["input_arg"][0]["type"], "DT_FLOAT");

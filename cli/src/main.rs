@@ -108,7 +108,11 @@ enum CliError {
 }
 
 fn join_errors(errors: &[RegistryError]) -> String {
-    errors.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
+    errors
+        .iter()
+        .map(|e| format!("  - {e}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn main() -> ExitCode {
@@ -132,7 +136,11 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             let ops = registry.export_op_list(internal).op;
             let ops: Vec<_> = ops
                 .iter()
-                .filter(|op| filter.as_ref().is_none_or(|f| op.name.to_lowercase().contains(f)))
+                .filter(|op| {
+                    filter
+                        .as_ref()
+                        .is_none_or(|f| op.name.to_lowercase().contains(f))
+                })
                 .collect();
             let width = ops.iter().map(|op| op.name.len()).max().unwrap_or(0);
             let mut text = String::new();
@@ -147,7 +155,11 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             let data = registry.look_up(&name)?;
             write_stdout(show::render(data).as_bytes())
         }
-        OpsCommand::Export { format, output, internal } => {
+        OpsCommand::Export {
+            format,
+            output,
+            internal,
+        } => {
             let list = registry.export_op_list(internal);
             let bytes = match format {
                 Format::Pbtxt => opreg_proto::TextFormat::to_pbtxt(&list).into_bytes(),
@@ -155,12 +167,15 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 Format::Json => export::to_json(&list).map_err(CliError::Json)?.into_bytes(),
             };
             match output {
-                Some(path) => std::fs::write(&path, bytes).map_err(|source| CliError::WriteFile { path, source }),
+                Some(path) => std::fs::write(&path, bytes)
+                    .map_err(|source| CliError::WriteFile { path, source }),
                 None => write_stdout(&bytes),
             }
         }
         OpsCommand::Check => {
-            registry.process_registrations().map_err(CliError::Registrations)?;
+            registry
+                .process_registrations()
+                .map_err(CliError::Registrations)?;
             write_stdout(format!("{} ops, no problems\n", registry.len()).as_bytes())
         }
     }
@@ -168,5 +183,8 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
 
 fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
     let mut stdout = io::stdout().lock();
-    stdout.write_all(bytes).and_then(|()| stdout.flush()).map_err(CliError::Stdout)
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(CliError::Stdout)
 }

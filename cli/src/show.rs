@@ -21,11 +21,18 @@ pub(crate) fn render(data: &OpRegistrationData) -> String {
         out.push('\n');
         push_indented(&mut out, &op.description, "  ");
     }
-    section(&mut out, "Inputs", &op.input_arg, |arg| (format!("{}: {}", arg.name, arg_type(arg)), &arg.description));
+    section(&mut out, "Inputs", &op.input_arg, |arg| {
+        (format!("{}: {}", arg.name, arg_type(arg)), &arg.description)
+    });
     section(&mut out, "Outputs", &op.output_arg, |arg| {
         (format!("{}: {}", arg.name, arg_type(arg)), &arg.description)
     });
-    section(&mut out, "Attrs", &op.attr, |attr| (format!("{}: {}", attr.name, attr_spec(attr)), &attr.description));
+    section(&mut out, "Attrs", &op.attr, |attr| {
+        (
+            format!("{}: {}", attr.name, attr_spec(attr)),
+            &attr.description,
+        )
+    });
     if !op.control_output.is_empty() {
         let _ = writeln!(out, "\nControl outputs: {}", op.control_output.join(", "));
     }
@@ -43,9 +50,21 @@ pub(crate) fn render(data: &OpRegistrationData) -> String {
         let _ = writeln!(out, "\nFlags: {}", flags.join(", "));
     }
     if let Some(deprecation) = &op.deprecation {
-        let _ = writeln!(out, "\nDeprecated since GraphDef version {}: {}", deprecation.version, deprecation.explanation);
+        let _ = writeln!(
+            out,
+            "\nDeprecated since GraphDef version {}: {}",
+            deprecation.version, deprecation.explanation
+        );
     }
-    let _ = writeln!(out, "\nShape function: {}", if data.shape_fn().is_some() { "yes" } else { "none" });
+    let _ = writeln!(
+        out,
+        "\nShape function: {}",
+        if data.shape_fn().is_some() {
+            "yes"
+        } else {
+            "none"
+        }
+    );
     let origin = match data.origin() {
         OpOrigin::Source(location) => format!("declared at {location}"),
         other => other.to_string(),
@@ -91,10 +110,22 @@ pub(crate) fn arg_type(arg: &ArgDef) -> String {
     let base = if !arg.type_list_attr.is_empty() {
         arg.type_list_attr.clone()
     } else {
-        let element = if arg.type_attr.is_empty() { type_name(arg.r#type) } else { arg.type_attr.clone() };
-        if arg.number_attr.is_empty() { element } else { format!("{} * {element}", arg.number_attr) }
+        let element = if arg.type_attr.is_empty() {
+            type_name(arg.r#type)
+        } else {
+            arg.type_attr.clone()
+        };
+        if arg.number_attr.is_empty() {
+            element
+        } else {
+            format!("{} * {element}", arg.number_attr)
+        }
     };
-    if arg.is_ref { format!("Ref({base})") } else { base }
+    if arg.is_ref {
+        format!("Ref({base})")
+    } else {
+        base
+    }
 }
 
 /// An attr in spec syntax: `type`, `{float, int32}`, `int >= 1`,
@@ -156,7 +187,11 @@ pub(crate) fn attr_value(value: &AttrValue) -> String {
                 .chain(list.b.iter().map(bool::to_string))
                 .chain(list.r#type.iter().map(|&t| type_name(t)))
                 .chain(list.shape.iter().map(shape_text))
-                .chain(list.tensor.iter().map(|t| format!("<{} tensor>", type_name(t.dtype))))
+                .chain(
+                    list.tensor
+                        .iter()
+                        .map(|t| format!("<{} tensor>", type_name(t.dtype))),
+                )
                 .chain(list.func.iter().map(|f| f.name.clone()))
                 .collect();
             format!("[{}]", items.join(", "))
@@ -166,15 +201,28 @@ pub(crate) fn attr_value(value: &AttrValue) -> String {
 
 fn float(f: f32) -> String {
     let text = f.to_string();
-    if f.is_finite() && !text.contains(['.', 'e']) { format!("{text}.0") } else { text }
+    if f.is_finite() && !text.contains(['.', 'e']) {
+        format!("{text}.0")
+    } else {
+        text
+    }
 }
 
 fn shape_text(shape: &TensorShapeProto) -> String {
     if shape.unknown_rank {
         return "<unknown>".to_owned();
     }
-    let dims: Vec<String> =
-        shape.dim.iter().map(|d| if d.size < 0 { "?".to_owned() } else { d.size.to_string() }).collect();
+    let dims: Vec<String> = shape
+        .dim
+        .iter()
+        .map(|d| {
+            if d.size < 0 {
+                "?".to_owned()
+            } else {
+                d.size.to_string()
+            }
+        })
+        .collect();
     format!("[{}]", dims.join(","))
 }
 

@@ -23,15 +23,21 @@ const OP: &str = "LinkTestOp";
 static FIXTURE: Mutex<()> = Mutex::new(());
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("registry-core sits in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("registry-core sits in the workspace")
+        .to_path_buf()
 }
 
 /// Runs one binary of the fixture with `cargo run` and returns the op names it prints.
 fn run_fixture(bin: &str, release: bool) -> Vec<String> {
-    let _guard = FIXTURE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = FIXTURE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let root = workspace_root();
     let fixture = root.join("tests/link");
-    std::fs::copy(root.join("Cargo.lock"), fixture.join("Cargo.lock")).expect("copy Cargo.lock into tests/link");
+    std::fs::copy(root.join("Cargo.lock"), fixture.join("Cargo.lock"))
+        .expect("copy Cargo.lock into tests/link");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -58,10 +64,16 @@ fn run_fixture(bin: &str, release: bool) -> Vec<String> {
 
 fn check(release: bool) {
     let seen = run_fixture("use-crate", release);
-    assert!(seen.iter().any(|n| n == OP), "`use link_test_ops as _;` must link the op crate; saw {seen:?}");
+    assert!(
+        seen.iter().any(|n| n == OP),
+        "`use link_test_ops as _;` must link the op crate; saw {seen:?}"
+    );
 
     let seen = run_fixture("link-macro", release);
-    assert!(seen.iter().any(|n| n == OP), "`link_ops!(link_test_ops)` must link the op crate; saw {seen:?}");
+    assert!(
+        seen.iter().any(|n| n == OP),
+        "`link_ops!(link_test_ops)` must link the op crate; saw {seen:?}"
+    );
 
     let seen = run_fixture("cargo-toml-only", release);
     assert!(

@@ -9,7 +9,10 @@ use registry_core::shape::{InferenceContext, ShapeError};
 use registry_core::spec::OpSpec;
 
 fn unary(name: &str) -> OpSpec {
-    OpSpec::new(name).input("x: T").output("y: T").attr("T: {float, int32}")
+    OpSpec::new(name)
+        .input("x: T")
+        .output("y: T")
+        .attr("T: {float, int32}")
 }
 
 fn same_shape(ctx: &mut InferenceContext) -> Result<(), ShapeError> {
@@ -29,17 +32,23 @@ fn registry_is_send_and_sync() {
 fn register_and_look_up() {
     let registry = OpRegistry::new();
     assert!(registry.is_empty());
+    let spec = unary("Square").doc("Squares x.");
     let line = line!() + 1;
-    registry.register(unary("Square").doc("Squares x."), Some(same_shape)).unwrap();
+    registry.register(spec, Some(same_shape)).unwrap();
     let data = registry.look_up("Square").unwrap();
     assert_eq!(data.name(), "Square");
     assert_eq!(data.op_def().attr[0].name, "T");
     assert_eq!(data.op_def().summary, "Squares x.");
-    let OpOrigin::RunTime(caller) = data.origin() else { panic!("{:?}", data.origin()) };
+    let OpOrigin::RunTime(caller) = data.origin() else {
+        panic!("{:?}", data.origin())
+    };
     assert_eq!((caller.file(), caller.line()), (file!(), line));
     assert!(data.origin().source_location().is_none());
     let shape_fn = data.shape_fn().unwrap();
-    let mut ctx = InferenceContext { inputs: vec![Some(vec![Some(2)])], outputs: vec![] };
+    let mut ctx = InferenceContext {
+        inputs: vec![Some(vec![Some(2)])],
+        outputs: vec![],
+    };
     shape_fn(&mut ctx).unwrap();
     assert_eq!(ctx.outputs, ctx.inputs);
     assert_eq!(registry.look_up_op_def("Square").unwrap(), data.op_def());
@@ -75,7 +84,10 @@ fn not_found_suggests_nearest_names() {
     assert!(suggestions("Softmax").is_empty());
 
     let message = registry.look_up("Relu5").unwrap_err().to_string();
-    assert_eq!(message, "op 'Relu5' is not registered in this binary; did you mean 'Relu' or 'Relu6'?");
+    assert_eq!(
+        message,
+        "op 'Relu5' is not registered in this binary; did you mean 'Relu' or 'Relu6'?"
+    );
     let message = registry.look_up("Softmax").unwrap_err().to_string();
     assert!(message.contains("link_ops!"), "{message}");
 }
@@ -87,21 +99,42 @@ fn duplicates_are_refused_and_name_both_places() {
     registry.register(unary("Dup"), None).unwrap();
     let second_line = line!() + 1;
     let err = registry.register(OpSpec::new("Dup"), None).unwrap_err();
-    let RegistryError::AlreadyExists { name, first: OpOrigin::RunTime(first), again: OpOrigin::RunTime(again) } = &err
+    let RegistryError::AlreadyExists {
+        name,
+        first: OpOrigin::RunTime(first),
+        again: OpOrigin::RunTime(again),
+    } = &err
     else {
         panic!("{err:?}")
     };
     assert_eq!(name, "Dup");
     assert_eq!((first.line(), again.line()), (first_line, second_line));
     let message = err.to_string();
-    assert!(message.contains(&format!("{}:{first_line}:", file!())), "{message}");
-    assert!(message.contains(&format!("{}:{second_line}:", file!())), "{message}");
+    assert!(
+        message.contains(&format!("{}:{first_line}:", file!())),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("{}:{second_line}:", file!())),
+        "{message}"
+    );
     // The first registration is kept.
     assert_eq!(registry.look_up("Dup").unwrap().op_def().input_arg.len(), 1);
 
     // Same through register_op_def.
-    let err = registry.register_op_def(OpDef { name: "Dup".into(), ..OpDef::default() }, None).unwrap_err();
-    assert!(matches!(err, RegistryError::AlreadyExists { .. }), "{err:?}");
+    let err = registry
+        .register_op_def(
+            OpDef {
+                name: "Dup".into(),
+                ..OpDef::default()
+            },
+            None,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, RegistryError::AlreadyExists { .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -109,26 +142,55 @@ fn invalid_specs_report_every_error() {
     let registry = OpRegistry::new();
     let spec = OpSpec::new("Bad").input("x: Q").attr("T: {flaot}");
     let err = registry.register(spec, None).unwrap_err();
-    let RegistryError::Invalid { name, origin: OpOrigin::RunTime(_), reason: InvalidOp::Spec(errors) } = &err else {
+    let RegistryError::Invalid {
+        name,
+        origin: OpOrigin::RunTime(_),
+        reason: InvalidOp::Spec(errors),
+    } = &err
+    else {
         panic!("{err:?}")
     };
     assert_eq!(name, "Bad");
     assert!(!errors.errors().is_empty());
-    assert!(err.to_string().starts_with("invalid registration of op 'Bad' (registered at run time at"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("invalid registration of op 'Bad' (registered at run time at"),
+        "{err}"
+    );
     assert!(!registry.contains("Bad"), "an invalid op is not registered");
 }
 
 #[test]
 fn register_op_def_validates() {
     let registry = OpRegistry::new();
-    let bad = OpDef { name: "lower_case".into(), ..OpDef::default() };
+    let bad = OpDef {
+        name: "lower_case".into(),
+        ..OpDef::default()
+    };
     let err = registry.register_op_def(bad, None).unwrap_err();
-    assert!(matches!(err, RegistryError::Invalid { reason: InvalidOp::Validation(_), .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RegistryError::Invalid {
+                reason: InvalidOp::Validation(_),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 
     let good = OpDef {
         name: "Identity2".into(),
-        input_arg: vec![ArgDef { name: "x".into(), r#type: DataType::DtFloat as i32, ..ArgDef::default() }],
-        output_arg: vec![ArgDef { name: "y".into(), r#type: DataType::DtFloat as i32, ..ArgDef::default() }],
+        input_arg: vec![ArgDef {
+            name: "x".into(),
+            r#type: DataType::DtFloat as i32,
+            ..ArgDef::default()
+        }],
+        output_arg: vec![ArgDef {
+            name: "y".into(),
+            r#type: DataType::DtFloat as i32,
+            ..ArgDef::default()
+        }],
         ..OpDef::default()
     };
     registry.register_op_def(good.clone(), None).unwrap();
@@ -144,7 +206,10 @@ fn export_is_sorted_and_hides_internal_ops() {
     let names = |list: &OpList| list.op.iter().map(|op| op.name.clone()).collect::<Vec<_>>();
     let public = registry.export_op_list(false);
     assert_eq!(names(&public), ["Alpha", "Mid", "Zeta"]);
-    assert_eq!(names(&registry.export_op_list(true)), ["Alpha", "Mid", "Zeta", "_Internal"]);
+    assert_eq!(
+        names(&registry.export_op_list(true)),
+        ["Alpha", "Mid", "Zeta", "_Internal"]
+    );
     assert_eq!(registry.op_names(), ["Alpha", "Mid", "Zeta", "_Internal"]);
 
     let text = registry.debug_string(false);
@@ -159,17 +224,35 @@ fn watcher_sees_every_later_registration() {
     registry.register(unary("Before"), None).unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
-    registry.set_watcher(move |result, op_def| log.lock().unwrap().push((op_def.name.clone(), result.clone()))).unwrap();
-    assert_eq!(registry.set_watcher(|_, _| {}), Err(RegistryError::WatcherAlreadySet));
+    registry
+        .set_watcher(move |result, op_def| {
+            log.lock()
+                .unwrap()
+                .push((op_def.name.clone(), result.clone()))
+        })
+        .unwrap();
+    assert_eq!(
+        registry.set_watcher(|_, _| {}),
+        Err(RegistryError::WatcherAlreadySet)
+    );
 
     registry.register(unary("After"), None).unwrap();
     let _ = registry.register(unary("After"), None);
     let _ = registry.register(OpSpec::new("Broken").attr("T: {flaot}"), None);
     {
         let seen = seen.lock().unwrap();
-        let summary: Vec<_> = seen.iter().map(|(name, result)| (name.as_str(), result.is_ok())).collect();
-        assert_eq!(summary, [("After", true), ("After", false), ("Broken", false)]);
-        assert!(matches!(seen[1].1, Err(RegistryError::AlreadyExists { .. })));
+        let summary: Vec<_> = seen
+            .iter()
+            .map(|(name, result)| (name.as_str(), result.is_ok()))
+            .collect();
+        assert_eq!(
+            summary,
+            [("After", true), ("After", false), ("Broken", false)]
+        );
+        assert!(matches!(
+            seen[1].1,
+            Err(RegistryError::AlreadyExists { .. })
+        ));
         assert!(matches!(seen[2].1, Err(RegistryError::Invalid { .. })));
     }
 
@@ -187,7 +270,11 @@ fn watcher_may_use_the_registry() {
     let found = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&found);
     registry
-        .set_watcher(move |_, op_def| log.lock().unwrap().push(inner.look_up(&op_def.name).is_ok()))
+        .set_watcher(move |_, op_def| {
+            log.lock()
+                .unwrap()
+                .push(inner.look_up(&op_def.name).is_ok())
+        })
         .unwrap();
     registry.register(unary("Reentrant"), None).unwrap();
     assert_eq!(*found.lock().unwrap(), [true]);
@@ -216,9 +303,14 @@ fn concurrent_registration_and_lookup() {
                             Err(RegistryError::AlreadyExists { .. }) => refused += 1,
                             Err(e) => panic!("{e}"),
                         }
-                        registry.register(unary(&format!("Own{t}x{i}")), None).unwrap();
+                        registry
+                            .register(unary(&format!("Own{t}x{i}")), None)
+                            .unwrap();
                         assert_eq!(registry.look_up("Shared0").unwrap().name(), "Shared0");
-                        assert_eq!(registry.look_up(&format!("Race{i}")).unwrap().name(), format!("Race{i}"));
+                        assert_eq!(
+                            registry.look_up(&format!("Race{i}")).unwrap().name(),
+                            format!("Race{i}")
+                        );
                         assert!(registry.look_up(&format!("Own{t}x{i}")).is_ok());
                     }
                     (won, refused)

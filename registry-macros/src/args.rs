@@ -124,7 +124,10 @@ fn parse_raw(input: ParseStream<'_>) -> syn::Result<RawArg> {
         }
         return Ok(raw);
     }
-    Err(input.error(format!("expected `=`, `(...)` or `,` after `{}`", key.unraw())))
+    Err(input.error(format!(
+        "expected `=`, `(...)` or `,` after `{}`",
+        key.unraw()
+    )))
 }
 
 /// The nearest known word to `word`, if one is close enough to be a typo.
@@ -135,7 +138,8 @@ pub(crate) fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
         .map(|&c| (strsim::damerau_levenshtein(&word_lower, c), c))
         .filter(|&(d, c)| {
             let limit = (c.len().max(word.len()) / 3).max(1);
-            d <= limit || (word.len() >= 3 && (c.starts_with(&word_lower) || word_lower.starts_with(c)))
+            d <= limit
+                || (word.len() >= 3 && (c.starts_with(&word_lower) || word_lower.starts_with(c)))
         })
         .min_by_key(|&(d, _)| d)
         .map(|(_, c)| c)
@@ -157,9 +161,17 @@ fn unknown_key_message(key: &str) -> String {
 }
 
 /// Parses a `key = "string"` value.
-fn string_value(key: &Ident, value: TokenStream, example: &str, errors: &mut Errors) -> Option<LitStr> {
+fn string_value(
+    key: &Ident,
+    value: TokenStream,
+    example: &str,
+    errors: &mut Errors,
+) -> Option<LitStr> {
     if value.is_empty() {
-        errors.spanned(key, format!("expected a string after `{key} =`, e.g. `{key} = {example}`"));
+        errors.spanned(
+            key,
+            format!("expected a string after `{key} =`, e.g. `{key} = {example}`"),
+        );
         return None;
     }
     match syn::parse2::<LitStr>(value.clone()) {
@@ -187,7 +199,10 @@ fn example_for(key: &str) -> &'static str {
 /// Parses a `path` value (`shape_fn`, `crate`).
 fn path_value(key: &Ident, value: TokenStream, what: &str, errors: &mut Errors) -> Option<Path> {
     if value.is_empty() {
-        errors.spanned(key, format!("expected a path after `{} =`: {what}", key.unraw()));
+        errors.spanned(
+            key,
+            format!("expected a path after `{} =`: {what}", key.unraw()),
+        );
         return None;
     }
     // `crate = "::registry_core"` (serde's form) is accepted too.
@@ -263,7 +278,11 @@ fn deprecated(key: Ident, content: TokenStream, errors: &mut Errors) -> Option<D
                     },
                     Err(_) => {
                         errors.spanned(
-                            if value.is_empty() { field.to_token_stream() } else { value },
+                            if value.is_empty() {
+                                field.to_token_stream()
+                            } else {
+                                value
+                            },
                             "`version` takes an integer literal: the first GraphDef version \
                              without the op",
                         );
@@ -289,12 +308,23 @@ fn deprecated(key: Ident, content: TokenStream, errors: &mut Errors) -> Option<D
         }
     }
     if version.is_none() && ok {
-        errors.spanned(&key, format!("`deprecated` is missing `version = N`: {usage}"));
+        errors.spanned(
+            &key,
+            format!("`deprecated` is missing `version = N`: {usage}"),
+        );
     }
     if explanation.is_none() && ok {
-        errors.spanned(&key, format!("`deprecated` is missing `explanation = \"...\"`: {usage}"));
+        errors.spanned(
+            &key,
+            format!("`deprecated` is missing `explanation = \"...\"`: {usage}"),
+        );
     }
-    Some(DeprecatedArg { key, version: version?, explanation: explanation? }).filter(|_| ok)
+    Some(DeprecatedArg {
+        key,
+        version: version?,
+        explanation: explanation?,
+    })
+    .filter(|_| ok)
 }
 
 fn unknown_field_message(name: &str, fields: &[&str], usage: &str) -> String {
@@ -334,10 +364,15 @@ pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> OpArgs {
         if SPEC_KEYS.contains(&key_str) || key_str == "name" {
             let example = example_for(key_str);
             let RawArg::Value(_, value) = raw else {
-                errors.spanned(&key, format!("`{key_str}` needs a value: `{key_str} = {example}`"));
+                errors.spanned(
+                    &key,
+                    format!("`{key_str}` needs a value: `{key_str} = {example}`"),
+                );
                 continue;
             };
-            let Some(lit) = string_value(&key, value, example, errors) else { continue };
+            let Some(lit) = string_value(&key, value, example, errors) else {
+                continue;
+            };
             match key_str {
                 "input" => args.inputs.push(lit),
                 "output" => args.outputs.push(lit),
@@ -378,13 +413,22 @@ pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> OpArgs {
             }
         } else if key_str == "shape_fn" || key_str == "crate" {
             let RawArg::Value(_, value) = raw else {
-                let example = if key_str == "crate" { "::registry_core" } else { "my_shapes::unchanged" };
-                errors.spanned(&key, format!("`{key_str}` needs a path: `{key_str} = {example}`"));
+                let example = if key_str == "crate" {
+                    "::registry_core"
+                } else {
+                    "my_shapes::unchanged"
+                };
+                errors.spanned(
+                    &key,
+                    format!("`{key_str}` needs a path: `{key_str} = {example}`"),
+                );
                 continue;
             };
             if key_str == "crate" {
                 let what = "the path of registry_core, e.g. `crate = ::opreg::registry_core`";
-                let Some(path) = path_value(&key, value, what, errors) else { continue };
+                let Some(path) = path_value(&key, value, what, errors) else {
+                    continue;
+                };
                 if args.krate.is_some() {
                     errors.spanned(&key, "`crate` given twice");
                 } else {
@@ -441,7 +485,9 @@ mod tests {
     fn collects_all_errors() {
         let mut errors = Errors::default();
         let tokens: TokenStream =
-            r#"inptu = "x", input = 3, stateful = true, deprecated(version = 1), name"#.parse().unwrap();
+            r#"inptu = "x", input = 3, stateful = true, deprecated(version = 1), name"#
+                .parse()
+                .unwrap();
         let _ = parse_args(tokens, &mut errors);
         let all = errors.into_compile_errors().to_string();
         assert_eq!(all.matches("compile_error").count(), 5, "{all}");

@@ -33,8 +33,13 @@ impl DocText {
         let mut text = String::new();
         let mut lines = Vec::new();
         for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-            let Meta::NameValue(nv) = &attr.meta else { continue };
-            let Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) = &nv.value else {
+            let Meta::NameValue(nv) = &attr.meta else {
+                continue;
+            };
+            let Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = &nv.value
+            else {
                 errors.spanned(
                     &nv.value,
                     "#[op] reads the op's Doc text at compile time: doc attributes of an op \
@@ -50,10 +55,17 @@ impl DocText {
                 let line = line.strip_prefix(' ').unwrap_or(line);
                 let start = text.len();
                 text.push_str(line);
-                lines.push(DocLine { range: start..text.len(), span: attr.span() });
+                lines.push(DocLine {
+                    range: start..text.len(),
+                    span: attr.span(),
+                });
             }
         }
-        if lines.is_empty() { None } else { Some(DocText { text, lines }) }
+        if lines.is_empty() {
+            None
+        } else {
+            Some(DocText { text, lines })
+        }
     }
 
     /// The doc attribute holding byte `range` of the text, and a snippet of
@@ -76,8 +88,15 @@ impl DocText {
         }
         let line_text = &self.text[line.range.clone()];
         let start = self.text[line.range.start..range.start].chars().count();
-        let width = self.text.get(range.clone()).map_or(0, |s| s.chars().count()).max(1);
-        (line.span, format!("{line_text}\n{}{}", " ".repeat(start), "^".repeat(width)))
+        let width = self
+            .text
+            .get(range.clone())
+            .map_or(0, |s| s.chars().count())
+            .max(1);
+        (
+            line.span,
+            format!("{line_text}\n{}{}", " ".repeat(start), "^".repeat(width)),
+        )
     }
 }
 
@@ -98,7 +117,10 @@ mod tests {
         let mut errors = Errors::default();
         let doc = DocText::from_attrs(&item.attrs, &mut errors).unwrap();
         assert!(errors.is_empty());
-        assert_eq!(doc.text, "Computes things.\n\nx: the input.\nbogus: not an arg.\nsecond line");
+        assert_eq!(
+            doc.text,
+            "Computes things.\n\nx: the input.\nbogus: not an arg.\nsecond line"
+        );
         let start = doc.text.find("bogus").unwrap();
         let (_, snippet) = doc.locate(&(start..start + 5));
         assert_eq!(snippet, "bogus: not an arg.\n^^^^^");

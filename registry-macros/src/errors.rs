@@ -36,6 +36,8 @@ impl Errors {
 
     /// The `compile_error!` invocations of every recorded error.
     pub(crate) fn into_compile_errors(self) -> TokenStream {
-        self.combined.map(|e| e.into_compile_error()).unwrap_or_default()
+        self.combined
+            .map(|e| e.into_compile_error())
+            .unwrap_or_default()
     }
 }

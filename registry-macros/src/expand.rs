@@ -28,7 +28,10 @@ struct Target {
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = parse_args(args, &mut errors);
-    let krate = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::registry_core));
+    let krate = args
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::registry_core));
 
     let parsed = match syn::parse2::<Item>(item.clone()) {
         Ok(parsed) => parsed,
@@ -48,7 +51,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                      non-generic type",
                 );
             }
-            (Some(Target { ident: s.ident.clone(), can_impl }), &s.attrs[..])
+            (
+                Some(Target {
+                    ident: s.ident.clone(),
+                    can_impl,
+                }),
+                &s.attrs[..],
+            )
         }
         Item::Enum(e) => {
             errors.spanned(
@@ -56,12 +65,27 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 "#[op] goes on a struct (`pub struct MyOp;`), not on an enum",
             );
             let can_impl = e.generics.params.is_empty();
-            (Some(Target { ident: e.ident.clone(), can_impl }), &e.attrs[..])
+            (
+                Some(Target {
+                    ident: e.ident.clone(),
+                    can_impl,
+                }),
+                &e.attrs[..],
+            )
         }
         Item::Union(u) => {
-            errors.spanned(u.union_token, "#[op] goes on a struct (`pub struct MyOp;`), not on a union");
+            errors.spanned(
+                u.union_token,
+                "#[op] goes on a struct (`pub struct MyOp;`), not on a union",
+            );
             let can_impl = u.generics.params.is_empty();
-            (Some(Target { ident: u.ident.clone(), can_impl }), &u.attrs[..])
+            (
+                Some(Target {
+                    ident: u.ident.clone(),
+                    can_impl,
+                }),
+                &u.attrs[..],
+            )
         }
         other => {
             errors.push(syn::Error::new(
@@ -89,7 +113,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         Ok(_) => None,
         Err(spec_errors) => {
-            let locator = Locator { args: &args, doc: doc.as_ref(), ident: &target.ident };
+            let locator = Locator {
+                args: &args,
+                doc: doc.as_ref(),
+                ident: &target.ident,
+            };
             for error in spec_errors.errors() {
                 errors.push(locator.error(error));
             }
@@ -97,7 +125,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let generated = generated.unwrap_or_else(|| {
-        if target.can_impl { emit_fallback(&krate, &target.ident, &op_name) } else { TokenStream::new() }
+        if target.can_impl {
+            emit_fallback(&krate, &target.ident, &op_name)
+        } else {
+            TokenStream::new()
+        }
     });
     let errors = errors.into_compile_errors();
     quote! {
@@ -188,8 +220,15 @@ impl Locator<'_> {
             SpecSite::Deprecation => {
                 let deps = &self.args.deprecations;
                 // "Deprecated called twice" is about the second one.
-                let dep = if error.kind == SpecErrorKind::DeprecatedTwice { deps.get(1) } else { deps.first() };
-                (dep.map_or(self.ident.span(), |d| d.key.span()), String::new())
+                let dep = if error.kind == SpecErrorKind::DeprecatedTwice {
+                    deps.get(1)
+                } else {
+                    deps.first()
+                };
+                (
+                    dep.map_or(self.ident.span(), |d| d.key.span()),
+                    String::new(),
+                )
             }
             SpecSite::Op => {
                 let span = match (&error.kind, self.args.shape_fns.get(1)) {
@@ -239,7 +278,10 @@ fn lit_span(lit: &LitStr, range: &Range<usize>) -> Span {
     };
     offset
         .and_then(|offset| {
-            let end = range.end.max(range.start + 1).min(value.len().max(range.start + 1));
+            let end = range
+                .end
+                .max(range.start + 1)
+                .min(value.len().max(range.start + 1));
             token.subspan(offset + range.start..offset + end)
         })
         .unwrap_or_else(|| lit.span())
@@ -253,7 +295,14 @@ fn data_type(krate: &Path, value: i32) -> TokenStream {
 }
 
 fn arg_signature(krate: &Path, arg: &ArgDef) -> TokenStream {
-    let ArgDef { name, type_attr, number_attr, type_list_attr, is_ref, .. } = arg;
+    let ArgDef {
+        name,
+        type_attr,
+        number_attr,
+        type_list_attr,
+        is_ref,
+        ..
+    } = arg;
     let dtype = data_type(krate, arg.r#type);
     quote! {
         #krate::ArgSignature {
@@ -264,7 +313,11 @@ fn arg_signature(krate: &Path, arg: &ArgDef) -> TokenStream {
 }
 
 fn attr_signature(krate: &Path, attr: &AttrDef) -> TokenStream {
-    let AttrDef { name, r#type: attr_type, .. } = attr;
+    let AttrDef {
+        name,
+        r#type: attr_type,
+        ..
+    } = attr;
     let allowed = match attr.allowed_values.as_ref().and_then(|v| v.value.as_ref()) {
         Some(Value::List(list)) if attr_type == "type" || attr_type == "list(type)" => {
             let types = list.r#type.iter().map(|&t| data_type(krate, t));

@@ -5,7 +5,9 @@ use opreg_proto::op_def::ArgDef;
 use opreg_proto::{DataType, OpDef};
 
 use crate::error::SpecErrorKind as K;
-use crate::scanner::{Cursor, Failure, is_letter, is_letter_digit_underscore, is_lower, is_lower_digit_underscore};
+use crate::scanner::{
+    Cursor, Failure, is_letter, is_letter_digit_underscore, is_lower, is_lower_digit_underscore,
+};
 use crate::suggest::nearest;
 use crate::type_sets::{data_type_from_string, type_words};
 
@@ -13,7 +15,11 @@ use crate::type_sets::{data_type_from_string, type_words};
 pub(crate) fn parse_arg(spec: &str, is_output: bool, op_def: &mut OpDef) -> Result<(), Failure> {
     let mut arg = ArgDef::default();
     let result = parse_into(spec, &mut arg, op_def);
-    let args = if is_output { &mut op_def.output_arg } else { &mut op_def.input_arg };
+    let args = if is_output {
+        &mut op_def.output_arg
+    } else {
+        &mut op_def.input_arg
+    };
     args.push(arg);
     result?;
     let arg = args.last().expect("just pushed").clone();
@@ -29,9 +35,12 @@ fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failur
     let name = consume_name_colon(&mut c).ok_or_else(|| {
         let end = spec.find(':').unwrap_or(spec.len());
         let head = &spec[..end];
-        let hint = (!head.is_empty() && head.chars().any(|ch| ch.is_ascii_uppercase()))
-            .then(|| head.trim().to_ascii_lowercase())
-            .filter(|h| h.starts_with(|ch: char| ch.is_ascii_lowercase()));
+        // `CAPS: int32` -> `caps`; only for a single identifier-like word.
+        let head = head.trim();
+        let hint = (head.chars().any(|ch| ch.is_ascii_uppercase())
+            && head.bytes().all(is_letter_digit_underscore))
+        .then(|| head.to_ascii_lowercase())
+        .filter(|h| h.starts_with(|ch: char| ch.is_ascii_lowercase()));
         Failure::at(K::ArgName, 0..end).suggest(hint)
     })?;
     arg.name = name.to_owned();
@@ -47,9 +56,16 @@ fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failur
         c = save;
     }
 
-    let first = c.token(is_letter, is_letter_digit_underscore).ok_or_else(|| {
-        Failure::at(K::ArgType { rest: c.rest().to_owned() }, c.word_span())
-    })?;
+    let first = c
+        .token(is_letter, is_letter_digit_underscore)
+        .ok_or_else(|| {
+            Failure::at(
+                K::ArgType {
+                    rest: c.rest().to_owned(),
+                },
+                c.word_span(),
+            )
+        })?;
     c.skip_space();
     let mut type_range = first.clone();
     let save = c;
@@ -78,14 +94,21 @@ fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failur
                 for word in type_words() {
                     candidates.push(word);
                 }
-                return Err(Failure::at(K::UnknownAttr(type_or_attr.to_owned()), type_range)
-                    .suggest(nearest(type_or_attr, candidates)));
+                return Err(
+                    Failure::at(K::UnknownAttr(type_or_attr.to_owned()), type_range)
+                        .suggest(nearest(type_or_attr, candidates)),
+                );
             }
             Some(attr) if attr.r#type == "type" => arg.type_attr = type_or_attr.to_owned(),
-            Some(attr) if attr.r#type == "list(type)" => arg.type_list_attr = type_or_attr.to_owned(),
+            Some(attr) if attr.r#type == "list(type)" => {
+                arg.type_list_attr = type_or_attr.to_owned()
+            }
             Some(attr) => {
                 return Err(Failure::at(
-                    K::NotATypeAttr { name: type_or_attr.to_owned(), attr_type: attr.r#type.clone() },
+                    K::NotATypeAttr {
+                        name: type_or_attr.to_owned(),
+                        attr_type: attr.r#type.clone(),
+                    },
                     type_range,
                 ));
             }
@@ -94,12 +117,22 @@ fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failur
 
     if arg.is_ref {
         if !c.eat(")") {
-            return Err(Failure::at(K::RefClose { rest: c.rest().to_owned() }, c.word_span()));
+            return Err(Failure::at(
+                K::RefClose {
+                    rest: c.rest().to_owned(),
+                },
+                c.word_span(),
+            ));
         }
         c.skip_space();
     }
     if !c.is_empty() {
-        return Err(Failure::at(K::Trailing { rest: c.rest().to_owned() }, c.rest_span()));
+        return Err(Failure::at(
+            K::Trailing {
+                rest: c.rest().to_owned(),
+            },
+            c.rest_span(),
+        ));
     }
     Ok(())
 }
@@ -138,7 +171,9 @@ fn consume_name_colon<'a>(c: &mut Cursor<'a>) -> Option<&'a str> {
 /// (so one bad attr does not also fail every input using it).
 pub(crate) fn is_cascade(failure: &Failure, failed_attrs: &[String]) -> bool {
     match &failure.kind {
-        K::UnknownAttr(name) | K::NotATypeAttr { name, .. } => failed_attrs.iter().any(|f| f == name),
+        K::UnknownAttr(name) | K::NotATypeAttr { name, .. } => {
+            failed_attrs.iter().any(|f| f == name)
+        }
         _ => false,
     }
 }
@@ -153,7 +188,10 @@ pub(crate) fn parse_control_output(name: &str, op_def: &mut OpDef) -> Result<(),
         }
         None => {
             op_def.control_output.push(String::new());
-            Err(Failure::at(K::ControlOutputName(name.to_owned()), 0..name.len()))
+            Err(Failure::at(
+                K::ControlOutputName(name.to_owned()),
+                0..name.len(),
+            ))
         }
     }
 }

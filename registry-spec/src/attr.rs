@@ -6,13 +6,23 @@ use opreg_proto::op_def::AttrDef;
 use opreg_proto::{AttrValue, OpDef};
 
 use crate::error::SpecErrorKind as K;
-use crate::scanner::{Cursor, Failure, is_digit, is_letter, is_letter_digit_underscore, is_lower_digit, word_at};
+use crate::scanner::{
+    Cursor, Failure, is_digit, is_letter, is_letter_digit_underscore, is_lower_digit, word_at,
+};
 use crate::suggest::nearest;
 use crate::type_sets::{alias_set, data_type_from_string, type_words};
 
 /// Attr types in the order TF tries them as prefixes.
-const SCALAR_TYPES: &[&str] = &["string", "int", "float", "bool", "type", "shape", "tensor", "func"];
-const ALIAS_PREFIXES: &[&str] = &["numbertype", "numerictype", "quantizedtype", "realnumbertype", "realnumberictype"];
+const SCALAR_TYPES: &[&str] = &[
+    "string", "int", "float", "bool", "type", "shape", "tensor", "func",
+];
+const ALIAS_PREFIXES: &[&str] = &[
+    "numbertype",
+    "numerictype",
+    "quantizedtype",
+    "realnumbertype",
+    "realnumberictype",
+];
 
 /// Parses one attr spec and appends its AttrDef to `op_def` (TF appends the
 /// attr before parsing, so a failed attr still occupies its name).
@@ -34,7 +44,12 @@ pub(crate) fn parse_attr(spec: &str, op_def: &mut OpDef) -> Result<(), Failure> 
 
     if is_list {
         if !c.eat(")") {
-            return Err(Failure::at(K::ListClose { rest: c.rest().to_owned() }, word_at(spec, c.pos())));
+            return Err(Failure::at(
+                K::ListClose {
+                    rest: c.rest().to_owned(),
+                },
+                word_at(spec, c.pos()),
+            ));
         }
         c.skip_space();
         attr.r#type = format!("list({base_type})");
@@ -64,7 +79,12 @@ pub(crate) fn parse_attr(spec: &str, op_def: &mut OpDef) -> Result<(), Failure> 
         match crate::default_value::parse_attr_value(&attr.r#type, text) {
             Some(value) => attr.default_value = Some(value),
             None => {
-                return Err(Failure::at(K::DefaultValue { text: text.to_owned() }, start..spec.len()));
+                return Err(Failure::at(
+                    K::DefaultValue {
+                        text: text.to_owned(),
+                    },
+                    start..spec.len(),
+                ));
             }
         }
     } else if !c.is_empty() {
@@ -79,7 +99,10 @@ pub(crate) fn parse_attr(spec: &str, op_def: &mut OpDef) -> Result<(), Failure> 
 /// certainly meant a type attr restricted to that type.
 fn trailing_hint(spec: &str, type_start: usize, pos: usize, base_type: &str) -> Option<String> {
     let word = &spec[word_at(spec, type_start)];
-    if word.len() > base_type.len() && word.starts_with(base_type) && pos == type_start + base_type.len() {
+    if word.len() > base_type.len()
+        && word.starts_with(base_type)
+        && pos == type_start + base_type.len()
+    {
         if data_type_from_string(word).is_some() {
             return Some(format!("{{{word}}}"));
         }
@@ -127,10 +150,15 @@ fn parse_base_type(c: &mut Cursor<'_>, attr: &mut AttrDef) -> Result<&'static st
         let start = c.pos();
         if c.eat(alias) {
             let set = alias_set(alias).ok_or_else(|| {
-                Failure::at(K::Invalid(format!("Expected to see a compound type, saw: {alias}")), start..c.pos())
-                    .suggest(Some("realnumbertype".to_owned()))
+                Failure::at(
+                    K::Invalid(format!("Expected to see a compound type, saw: {alias}")),
+                    start..c.pos(),
+                )
+                .suggest(Some("realnumbertype".to_owned()))
             })?;
-            allowed_list(attr).r#type.extend(set.iter().map(|t| *t as i32));
+            allowed_list(attr)
+                .r#type
+                .extend(set.iter().map(|t| *t as i32));
             return Ok("type");
         }
     }
@@ -144,9 +172,21 @@ fn parse_base_type(c: &mut Cursor<'_>, attr: &mut AttrDef) -> Result<&'static st
         let hint = if data_type_from_string(word).is_some() {
             Some(format!("{{{word}}}"))
         } else {
-            nearest(word, SCALAR_TYPES.iter().copied().chain(ALIAS_PREFIXES.iter().copied()))
+            nearest(
+                word,
+                SCALAR_TYPES
+                    .iter()
+                    .copied()
+                    .chain(ALIAS_PREFIXES.iter().copied()),
+            )
         };
-        return Err(Failure::at(K::AttrType { rest: c.rest().to_owned() }, span).suggest(hint));
+        return Err(Failure::at(
+            K::AttrType {
+                rest: c.rest().to_owned(),
+            },
+            span,
+        )
+        .suggest(hint));
     };
     c.skip_space();
     allowed_list(attr);
@@ -181,7 +221,13 @@ fn element_separator(c: &mut Cursor<'_>, close: u8, what: &'static str) -> Resul
         return Ok(true);
     }
     let span = c.word_span();
-    Err(Failure::at(K::SetSeparator { what, rest: c.rest().to_owned() }, span))
+    Err(Failure::at(
+        K::SetSeparator {
+            what,
+            rest: c.rest().to_owned(),
+        },
+        span,
+    ))
 }
 
 fn close_str(close: u8) -> &'static str {
@@ -202,16 +248,25 @@ fn parse_type_set(c: &mut Cursor<'_>, attr: &mut AttrDef, close: u8) -> Result<(
                     None
                 }
             };
-            return Err(Failure::at(K::AttrType { rest: c.rest().to_owned() }, word).suggest(hint));
+            return Err(Failure::at(
+                K::AttrType {
+                    rest: c.rest().to_owned(),
+                },
+                word,
+            )
+            .suggest(hint));
         }
         let name = c.slice(range.clone());
         c.skip_space();
         if let Some(set) = alias_set(name) {
-            allowed_list(attr).r#type.extend(set.iter().map(|t| *t as i32));
+            allowed_list(attr)
+                .r#type
+                .extend(set.iter().map(|t| *t as i32));
         } else if let Some(dt) = data_type_from_string(name) {
             allowed_list(attr).r#type.push(dt as i32);
         } else {
-            return Err(Failure::at(K::UnknownTypeName(name.to_owned()), range).suggest(nearest(name, type_words())));
+            return Err(Failure::at(K::UnknownTypeName(name.to_owned()), range)
+                .suggest(nearest(name, type_words())));
         }
         if element_separator(c, close, "types")? {
             return Ok(());
@@ -224,10 +279,21 @@ fn parse_string_set(c: &mut Cursor<'_>, attr: &mut AttrDef, close: u8) -> Result
         let start = c.pos();
         let Some(escaped) = consume_quoted(c, b'"').or_else(|| consume_quoted(c, b'\'')) else {
             let span = c.word_span();
-            return Err(Failure::at(K::AllowedString { rest: c.rest().to_owned() }, span));
+            return Err(Failure::at(
+                K::AllowedString {
+                    rest: c.rest().to_owned(),
+                },
+                span,
+            ));
         };
         let unescaped = crate::default_value::c_unescape(escaped).map_err(|reason| {
-            Failure::at(K::Unescape { text: escaped.to_owned(), reason }, start..c.pos())
+            Failure::at(
+                K::Unescape {
+                    text: escaped.to_owned(),
+                    reason,
+                },
+                start..c.pos(),
+            )
         })?;
         allowed_list(attr).s.push(unescaped);
         if element_separator(c, close, "strings")? {

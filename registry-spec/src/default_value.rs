@@ -11,7 +11,9 @@
 //! (shapes, tensors, functions) is covered.
 
 use opreg_proto::AttrValue;
-use opreg_proto::prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
+use opreg_proto::prost_reflect::{
+    DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value,
+};
 
 use crate::scanner::{is_letter_digit_underscore, is_space};
 
@@ -54,7 +56,11 @@ pub(crate) fn parse_attr_value(attr_type: &str, text: &str) -> Option<AttrValue>
         return None;
     }
     let descriptor = opreg_proto::descriptor_pool().get_message_by_name("tensorflow.AttrValue")?;
-    let mut parser = Parser { text: to_parse.as_bytes(), pos: 0, replace_oneof: false };
+    let mut parser = Parser {
+        text: to_parse.as_bytes(),
+        pos: 0,
+        replace_oneof: false,
+    };
     let message = parser.message(&descriptor, None)?;
     message.transcode_to::<AttrValue>().ok()
 }
@@ -69,8 +75,15 @@ pub(crate) fn parse_attr_value(attr_type: &str, text: &str) -> Option<AttrValue>
 /// ```
 pub fn parse_op_def_text(text: &str) -> Option<opreg_proto::OpDef> {
     let descriptor = opreg_proto::descriptor_pool().get_message_by_name("tensorflow.OpDef")?;
-    let mut parser = Parser { text: text.as_bytes(), pos: 0, replace_oneof: true };
-    parser.message(&descriptor, None)?.transcode_to::<opreg_proto::OpDef>().ok()
+    let mut parser = Parser {
+        text: text.as_bytes(),
+        pos: 0,
+        replace_oneof: true,
+    };
+    parser
+        .message(&descriptor, None)?
+        .transcode_to::<opreg_proto::OpDef>()
+        .ok()
 }
 
 /// TF refuses tensor defaults nested deeper than this (`kMaxTensorNestDepth`).
@@ -129,7 +142,11 @@ impl Parser<'_> {
     }
 
     /// A message body; `close` is the closing byte when nested.
-    fn message(&mut self, descriptor: &MessageDescriptor, close: Option<u8>) -> Option<DynamicMessage> {
+    fn message(
+        &mut self,
+        descriptor: &MessageDescriptor,
+        close: Option<u8>,
+    ) -> Option<DynamicMessage> {
         let mut message = DynamicMessage::new(descriptor.clone());
         let mut seen: Vec<u32> = Vec::new();
         loop {
@@ -154,7 +171,9 @@ impl Parser<'_> {
                 self.space();
             }
             // TF's parser passes over words that name no field.
-            let Some(field) = descriptor.get_field_by_name(&identifier) else { continue };
+            let Some(field) = descriptor.get_field_by_name(&identifier) else {
+                continue;
+            };
             if field.is_list() || field.is_map() {
                 self.repeated(&mut message, &field, colon)?;
             } else {
@@ -179,7 +198,12 @@ impl Parser<'_> {
         }
     }
 
-    fn repeated(&mut self, message: &mut DynamicMessage, field: &FieldDescriptor, colon: bool) -> Option<()> {
+    fn repeated(
+        &mut self,
+        message: &mut DynamicMessage,
+        field: &FieldDescriptor,
+        colon: bool,
+    ) -> Option<()> {
         let mut items = Vec::new();
         if self.peek() == Some(b'[') {
             self.pos += 1;
@@ -208,7 +232,9 @@ impl Parser<'_> {
             items.push(self.value(field, colon)?);
         }
         if field.is_map() {
-            let Value::Map(map) = message.get_field_mut(field) else { return None };
+            let Value::Map(map) = message.get_field_mut(field) else {
+                return None;
+            };
             let entry = field.kind();
             let entry = entry.as_message()?;
             for item in items {
@@ -227,7 +253,9 @@ impl Parser<'_> {
                 map.insert(key, value);
             }
         } else {
-            let Value::List(list) = message.get_field_mut(field) else { return None };
+            let Value::List(list) = message.get_field_mut(field) else {
+                return None;
+            };
             list.extend(items);
         }
         Some(())
@@ -285,7 +313,9 @@ impl Parser<'_> {
     /// A numeric token (TF's `ProtoParseNumericFromScanner`): letters,
     /// digits, `.`, `+`, `-`; at most one leading zero.
     fn number(&mut self) -> Option<String> {
-        let text = self.run(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')).to_owned();
+        let text = self
+            .run(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'))
+            .to_owned();
         if text.is_empty() {
             return None;
         }
@@ -382,13 +412,21 @@ pub(crate) fn c_unescape(text: &str) -> Result<Vec<u8>, String> {
             }
             b'u' | b'U' => {
                 let len = if c == b'u' { 4 } else { 8 };
-                let hex = text.get(i..i + len).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let hex = text
+                    .get(i..i + len)
+                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
                 let Some(hex) = hex else {
-                    return Err(format!("\\{} must be followed by {len} hex digits", c as char));
+                    return Err(format!(
+                        "\\{} must be followed by {len} hex digits",
+                        c as char
+                    ));
                 };
                 let ch = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
                 let Some(ch) = ch else {
-                    return Err(format!("Value of \\{}{hex} is not a valid code point", c as char));
+                    return Err(format!(
+                        "Value of \\{}{hex} is not a valid code point",
+                        c as char
+                    ));
                 };
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
@@ -412,7 +450,11 @@ mod tests {
     #[test]
     fn scalars_follow_tf_rules() {
         assert_eq!(value("int", "-1"), Some(V::I(-1)));
-        assert_eq!(value("int", "1 2"), Some(V::I(1)), "TF passes over the extra word");
+        assert_eq!(
+            value("int", "1 2"),
+            Some(V::I(1)),
+            "TF passes over the extra word"
+        );
         assert_eq!(value("int", "0x10"), None);
         assert_eq!(value("int", "007"), None);
         assert_eq!(value("int", "\"foo\""), None);
@@ -427,7 +469,9 @@ mod tests {
 
     #[test]
     fn lists_need_brackets() {
-        let Some(V::List(list)) = value("list(int)", "[1, -2]") else { panic!("a list") };
+        let Some(V::List(list)) = value("list(int)", "[1, -2]") else {
+            panic!("a list")
+        };
         assert_eq!(list.i, vec![1, -2]);
         assert!(matches!(value("list(int)", "[  ]"), Some(V::List(l)) if l.i.is_empty()));
         assert_eq!(value("list(float)", "1.25"), None);
@@ -438,9 +482,17 @@ mod tests {
 
     #[test]
     fn messages() {
-        let Some(V::Shape(shape)) = value("shape", "{ dim { size: 3 } dim { size: -1 } }") else { panic!() };
-        assert_eq!(shape.dim.iter().map(|d| d.size).collect::<Vec<_>>(), vec![3, -1]);
-        let Some(V::Tensor(t)) = value("tensor", "{ dtype: DT_INT32 tensor_shape { } int_val: 1 }") else { panic!() };
+        let Some(V::Shape(shape)) = value("shape", "{ dim { size: 3 } dim { size: -1 } }") else {
+            panic!()
+        };
+        assert_eq!(
+            shape.dim.iter().map(|d| d.size).collect::<Vec<_>>(),
+            vec![3, -1]
+        );
+        let Some(V::Tensor(t)) = value("tensor", "{ dtype: DT_INT32 tensor_shape { } int_val: 1 }")
+        else {
+            panic!()
+        };
         assert_eq!(t.int_val, vec![1]);
     }
 

@@ -27,7 +27,10 @@ pub(crate) fn apply_doc(text: &str, op_def: &mut OpDef) -> Result<(), Failure> {
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut offset = 0;
     for raw in text.split('\n') {
-        lines.push((offset, raw.trim_end_matches(|c: char| c.is_ascii_whitespace())));
+        lines.push((
+            offset,
+            raw.trim_end_matches(|c: char| c.is_ascii_whitespace()),
+        ));
         offset += raw.len() + 1;
     }
     let mut l = 0;
@@ -85,8 +88,20 @@ pub(crate) fn apply_doc(text: &str, op_def: &mut OpDef) -> Result<(), Failure> {
             .iter_mut()
             .find(|a| a.name == name)
             .map(|a| &mut a.description)
-            .or_else(|| op_def.output_arg.iter_mut().find(|a| a.name == name).map(|a| &mut a.description))
-            .or_else(|| op_def.attr.iter_mut().find(|a| a.name == name).map(|a| &mut a.description));
+            .or_else(|| {
+                op_def
+                    .output_arg
+                    .iter_mut()
+                    .find(|a| a.name == name)
+                    .map(|a| &mut a.description)
+            })
+            .or_else(|| {
+                op_def
+                    .attr
+                    .iter_mut()
+                    .find(|a| a.name == name)
+                    .map(|a| &mut a.description)
+            });
         match target {
             Some(description) => *description = complete,
             None => {
@@ -97,7 +112,9 @@ pub(crate) fn apply_doc(text: &str, op_def: &mut OpDef) -> Result<(), Failure> {
                     .map(|a| a.name.as_str())
                     .chain(op_def.attr.iter().map(|a| a.name.as_str()));
                 let span = line_offset..line_offset + name.len();
-                return Err(Failure::at(K::DocName(name.to_owned()), span).suggest(nearest(name, names)));
+                return Err(
+                    Failure::at(K::DocName(name.to_owned()), span).suggest(nearest(name, names))
+                );
             }
         }
     }

@@ -178,7 +178,9 @@ impl SpecError {
         if self.spec.is_empty() || self.spec.contains('\n') {
             return String::new();
         }
-        let start = self.spec[..self.span.start.min(self.spec.len())].chars().count();
+        let start = self.spec[..self.span.start.min(self.spec.len())]
+            .chars()
+            .count();
         let width = self
             .spec
             .get(self.span.clone())
@@ -205,7 +207,13 @@ impl fmt::Display for SpecError {
             SpecSite::Doc | SpecSite::Deprecation => {
                 write!(f, " from {}() for Op {}", self.site.call_name(), self.op)
             }
-            site => write!(f, " from {}(\"{}\") for Op {}", site.call_name(), self.spec, self.op),
+            site => write!(
+                f,
+                " from {}(\"{}\") for Op {}",
+                site.call_name(),
+                self.spec,
+                self.op
+            ),
         }
     }
 }

@@ -15,11 +15,19 @@ pub(crate) struct Failure {
 
 impl Failure {
     pub fn at(kind: SpecErrorKind, span: Range<usize>) -> Self {
-        Failure { kind, span, suggestion: None }
+        Failure {
+            kind,
+            span,
+            suggestion: None,
+        }
     }
     /// A failure about the spec as a whole (empty span at 0).
     pub fn whole(kind: SpecErrorKind) -> Self {
-        Failure { kind, span: 0..0, suggestion: None }
+        Failure {
+            kind,
+            span: 0..0,
+            suggestion: None,
+        }
     }
     pub fn suggest(mut self, word: Option<String>) -> Self {
         self.suggestion = word;
@@ -101,7 +109,11 @@ impl<'a> Cursor<'a> {
         start..self.pos
     }
     /// One byte of `first`, then any of `rest`: an identifier-like token.
-    pub fn token(&mut self, first: impl Fn(u8) -> bool, rest: impl Fn(u8) -> bool) -> Option<Range<usize>> {
+    pub fn token(
+        &mut self,
+        first: impl Fn(u8) -> bool,
+        rest: impl Fn(u8) -> bool,
+    ) -> Option<Range<usize>> {
         if !self.peek().is_some_and(first) {
             return None;
         }

@@ -73,7 +73,10 @@ pub struct OpSpec {
 impl OpSpec {
     /// Starts the specs of op `name`.
     pub fn new(name: impl Into<String>) -> Self {
-        OpSpec { name: name.into(), ..OpSpec::default() }
+        OpSpec {
+            name: name.into(),
+            ..OpSpec::default()
+        }
     }
     /// Adds an attr spec, e.g. `"T: {float, int32} = DT_FLOAT"`.
     pub fn attr(mut self, spec: impl Into<String>) -> Self {
@@ -127,7 +130,10 @@ impl OpSpec {
     }
     /// Deprecates the op from GraphDef `version` on.
     pub fn deprecated(mut self, version: i32, explanation: impl Into<String>) -> Self {
-        self.deprecations.push(Deprecation { version, explanation: explanation.into() });
+        self.deprecations.push(Deprecation {
+            version,
+            explanation: explanation.into(),
+        });
         self
     }
     /// Records that a shape function was set (the builder API counts calls).
@@ -147,17 +153,31 @@ impl OpSpec {
                 errors.push(crate::validate::locate(self, e));
             }
         }
-        if errors.is_empty() { Ok(op_def) } else { Err(SpecErrors(errors)) }
+        if errors.is_empty() {
+            Ok(op_def)
+        } else {
+            Err(SpecErrors(errors))
+        }
     }
 
     /// Parses the specs without running `ValidateOpDef` (TF's
     /// `OpDefBuilder::Finalize`), collecting every parse error.
     pub fn parse(&self, errors: &mut Vec<SpecError>) -> OpDef {
-        let mut op_def = OpDef { name: self.name.clone(), ..OpDef::default() };
+        let mut op_def = OpDef {
+            name: self.name.clone(),
+            ..OpDef::default()
+        };
         let mut failed_attrs = Vec::new();
         for (i, spec) in self.attrs.iter().enumerate() {
             if let Err(e) = crate::attr::parse_attr(spec, &mut op_def) {
-                failed_attrs.push(op_def.attr.last().map(|a| a.name.clone()).unwrap_or_default());
+                let name = op_def
+                    .attr
+                    .last()
+                    .map(|a| a.name.clone())
+                    .filter(|n| !n.is_empty());
+                // When even the name did not parse (`T {float}`), its leading
+                // word is still what inputs will refer to.
+                failed_attrs.push(name.unwrap_or_else(|| leading_word(spec).to_owned()));
                 errors.push(self.error(SpecSite::Attr(i), spec, e));
             }
         }
@@ -181,7 +201,11 @@ impl OpSpec {
             }
         }
         if self.docs.len() > 1 {
-            errors.push(self.error(SpecSite::Doc, "", crate::scanner::Failure::whole(SpecErrorKind::DocTwice)));
+            errors.push(self.error(
+                SpecSite::Doc,
+                "",
+                crate::scanner::Failure::whole(SpecErrorKind::DocTwice),
+            ));
         }
         if let Some(doc) = self.docs.first() {
             if let Err(e) = crate::doc::apply_doc(doc, &mut op_def) {
@@ -189,8 +213,10 @@ impl OpSpec {
             }
         }
         if let Some(dep) = self.deprecations.first() {
-            op_def.deprecation =
-                Some(OpDeprecation { version: dep.version, explanation: dep.explanation.clone() });
+            op_def.deprecation = Some(OpDeprecation {
+                version: dep.version,
+                explanation: dep.explanation.clone(),
+            });
         }
         if self.deprecations.len() > 1 {
             errors.push(self.error(
@@ -200,7 +226,11 @@ impl OpSpec {
             ));
         }
         if self.shape_fn_count > 1 {
-            errors.push(self.error(SpecSite::Op, "", crate::scanner::Failure::whole(SpecErrorKind::ShapeFnTwice)));
+            errors.push(self.error(
+                SpecSite::Op,
+                "",
+                crate::scanner::Failure::whole(SpecErrorKind::ShapeFnTwice),
+            ));
         }
         let flags = self.flags;
         op_def.is_commutative |= flags.commutative;
@@ -221,4 +251,13 @@ impl OpSpec {
             suggestion: failure.suggestion,
         }
     }
+}
+
+/// The identifier at the start of a spec (after spaces), or "".
+fn leading_word(spec: &str) -> &str {
+    let spec = spec.trim_start();
+    let end = spec
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(spec.len());
+    &spec[..end]
 }

@@ -2,7 +2,10 @@
 
 /// The candidate nearest to `word`, if it is close enough to be a likely typo
 /// (Damerau-Levenshtein distance at most 2, and less than the word's length).
-pub(crate) fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn nearest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     if word.is_empty() {
         return None;
     }
@@ -27,8 +30,14 @@ mod tests {
 
     #[test]
     fn finds_typos_and_rejects_strangers() {
-        assert_eq!(nearest("flaot", ["float", "int32"]).as_deref(), Some("float"));
-        assert_eq!(nearest("int23", ["float", "int32"]).as_deref(), Some("int32"));
+        assert_eq!(
+            nearest("flaot", ["float", "int32"]).as_deref(),
+            Some("float")
+        );
+        assert_eq!(
+            nearest("int23", ["float", "int32"]).as_deref(),
+            Some("int32")
+        );
         assert_eq!(nearest("Flaot", ["float"]).as_deref(), Some("float"));
         assert_eq!(nearest("banana", ["float", "int32"]), None);
         assert_eq!(nearest("x", ["y"]), None);

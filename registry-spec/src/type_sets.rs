@@ -30,7 +30,13 @@ pub const NUMBER_TYPES: &[DataType] = &[
 ];
 
 /// `quantizedtype` (TF's `QuantizedTypes()`), in TF's order.
-pub const QUANTIZED_TYPES: &[DataType] = &[D::DtQint8, D::DtQuint8, D::DtQint32, D::DtQint16, D::DtQuint16];
+pub const QUANTIZED_TYPES: &[DataType] = &[
+    D::DtQint8,
+    D::DtQuint8,
+    D::DtQint32,
+    D::DtQint16,
+    D::DtQuint16,
+];
 
 /// `realnumbertype` / `realnumerictype` (TF's `RealNumberTypes()`), in TF's order.
 pub const REAL_NUMBER_TYPES: &[DataType] = &[
@@ -59,7 +65,10 @@ pub(crate) const ALIASES: &[(&str, &[DataType])] = &[
 
 /// TF's `ProcessCompoundType`: the set an alias name stands for.
 pub(crate) fn alias_set(name: &str) -> Option<&'static [DataType]> {
-    ALIASES.iter().find(|(n, _)| *n == name).map(|(_, set)| *set)
+    ALIASES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, set)| *set)
 }
 
 /// TF's `DataTypeFromString`: a type name, `float32`/`float64`/`float16`
@@ -78,9 +87,33 @@ pub(crate) fn data_type_from_string(name: &str) -> Option<DataType> {
 /// Every word that may stand in a type set, for suggestions.
 pub(crate) fn type_words() -> impl Iterator<Item = &'static str> {
     const NAMES: &[&str] = &[
-        "float", "double", "int32", "uint8", "int16", "int8", "string", "complex64", "int64", "bool", "qint8",
-        "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16", "complex128", "half", "resource",
-        "variant", "uint32", "uint64", "int4", "uint4", "int2", "uint2",
+        "float",
+        "double",
+        "int32",
+        "uint8",
+        "int16",
+        "int8",
+        "string",
+        "complex64",
+        "int64",
+        "bool",
+        "qint8",
+        "quint8",
+        "qint32",
+        "bfloat16",
+        "qint16",
+        "quint16",
+        "uint16",
+        "complex128",
+        "half",
+        "resource",
+        "variant",
+        "uint32",
+        "uint64",
+        "int4",
+        "uint4",
+        "int2",
+        "uint2",
     ];
     NAMES.iter().copied().chain(ALIASES.iter().map(|(n, _)| *n))
 }

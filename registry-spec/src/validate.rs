@@ -21,6 +21,8 @@ pub enum ValidationSubject {
     OpName,
     /// The attr with this name.
     Attr(String),
+    /// The default value of the attr with this name.
+    AttrDefault(String),
     /// The input with this name.
     Input(String),
     /// The output with this name.
@@ -42,7 +44,10 @@ fn err(subject: ValidationSubject, message: String) -> ValidationError {
 }
 
 fn type_name(dt: i32) -> String {
-    DataType::try_from(dt).map_or_else(|_| format!("unknown dtype enum ({dt})"), |d| d.type_name().to_owned())
+    DataType::try_from(dt).map_or_else(
+        |_| format!("unknown dtype enum ({dt})"),
+        |d| d.type_name().to_owned(),
+    )
 }
 
 /// Checks an OpDef against TensorFlow's `ValidateOpDef` rules.
@@ -63,7 +68,7 @@ pub fn validate_op_def(op_def: &OpDef) -> Result<(), ValidationError> {
     }
     let mut names: HashSet<&str> = HashSet::new();
     for attr in &op_def.attr {
-        validate_attr_def(attr, op_def, &mut names)?;
+        validate_attr_def(attr, &mut names)?;
     }
     for arg in &op_def.input_arg {
         validate_arg(arg, op_def, false, &mut names)?;
@@ -78,43 +83,81 @@ pub fn validate_op_def(op_def: &OpDef) -> Result<(), ValidationError> {
 fn is_valid_op_name(name: &str) -> bool {
     name.split('>').all(|segment| {
         let mut chars = segment.chars();
-        chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
 }
 
-fn validate_attr_def<'a>(attr: &'a AttrDef, op_def: &OpDef, names: &mut HashSet<&'a str>) -> Result<(), ValidationError> {
+fn validate_attr_def<'a>(
+    attr: &'a AttrDef,
+    names: &mut HashSet<&'a str>,
+) -> Result<(), ValidationError> {
     let subject = || ValidationSubject::Attr(attr.name.clone());
     if !names.insert(&attr.name) {
         return Err(err(subject(), format!("Duplicate name: {}", attr.name)));
     }
     if data_type_from_string(&attr.name).is_some() {
-        return Err(err(subject(), format!("Attr can't have name {} that matches a data type", attr.name)));
+        return Err(err(
+            subject(),
+            format!(
+                "Attr can't have name {} that matches a data type",
+                attr.name
+            ),
+        ));
     }
     let (is_list, mut rest) = match attr.r#type.strip_prefix("list(") {
         Some(inner) => (true, inner),
         None => (false, attr.r#type.as_str()),
     };
-    let base = ["string", "int", "float", "bool", "type", "shape", "tensor", "func"]
-        .into_iter()
-        .find(|t| rest.starts_with(t))
-        .ok_or_else(|| err(subject(), format!("Unrecognized type '{rest}' in attr '{}'", attr.name)))?;
+    let base = [
+        "string", "int", "float", "bool", "type", "shape", "tensor", "func",
+    ]
+    .into_iter()
+    .find(|t| rest.starts_with(t))
+    .ok_or_else(|| {
+        err(
+            subject(),
+            format!("Unrecognized type '{rest}' in attr '{}'", attr.name),
+        )
+    })?;
     rest = &rest[base.len()..];
     if is_list {
         rest = rest.strip_prefix(')').ok_or_else(|| {
-            err(subject(), format!("'list(' is missing ')' in attr {}'s type {}", attr.name, attr.r#type))
+            err(
+                subject(),
+                format!(
+                    "'list(' is missing ')' in attr {}'s type {}",
+                    attr.name, attr.r#type
+                ),
+            )
         })?;
     }
     if !rest.is_empty() {
-        return Err(err(subject(), format!("Extra '{rest}' at the end of attr {}'s type {}", attr.name, attr.r#type)));
+        return Err(err(
+            subject(),
+            format!(
+                "Extra '{rest}' at the end of attr {}'s type {}",
+                attr.name, attr.r#type
+            ),
+        ));
     }
     if attr.has_minimum {
         if attr.r#type != "int" && !is_list {
-            return Err(err(subject(), format!("Attr '{}' has minimum for unsupported type {}", attr.name, attr.r#type)));
+            return Err(err(
+                subject(),
+                format!(
+                    "Attr '{}' has minimum for unsupported type {}",
+                    attr.name, attr.r#type
+                ),
+            ));
         }
         if is_list && attr.minimum < 0 {
             return Err(err(
                 subject(),
-                format!("Attr '{}' with list type must have a non-negative minimum, not {}", attr.name, attr.minimum),
+                format!(
+                    "Attr '{}' with list type must have a non-negative minimum, not {}",
+                    attr.name, attr.minimum
+                ),
             ));
         }
     } else if attr.minimum != 0 {
@@ -127,13 +170,17 @@ fn validate_attr_def<'a>(attr: &'a AttrDef, op_def: &OpDef, names: &mut HashSet<
         ));
     }
     if let Some(allowed) = &attr.allowed_values {
-        let list_type = if is_list { attr.r#type.clone() } else { format!("list({})", attr.r#type) };
-        attr_value_has_type(allowed, &list_type).map_err(|m| {
-            err(subject(), format!("{m} for attr '{}' in Op '{}'", attr.name, op_def.name))
-        })?;
+        let list_type = if is_list {
+            attr.r#type.clone()
+        } else {
+            format!("list({})", attr.r#type)
+        };
+        attr_value_has_type(allowed, &list_type)
+            .map_err(|m| err(subject(), format!("{m} for attr '{}'", attr.name)))?;
     }
     if let Some(default) = &attr.default_value {
-        validate_attr_value(default, attr).map_err(|m| err(subject(), format!("{m} in Op '{}'", op_def.name)))?;
+        validate_attr_value(default, attr)
+            .map_err(|m| err(ValidationSubject::AttrDefault(attr.name.clone()), m))?;
     }
     Ok(())
 }
@@ -145,9 +192,17 @@ fn validate_arg<'a>(
     names: &mut HashSet<&'a str>,
 ) -> Result<(), ValidationError> {
     let subject = || {
-        if output { ValidationSubject::Output(arg.name.clone()) } else { ValidationSubject::Input(arg.name.clone()) }
+        if output {
+            ValidationSubject::Output(arg.name.clone())
+        } else {
+            ValidationSubject::Input(arg.name.clone())
+        }
     };
-    let suffix = format!(" for {} '{}'", if output { "output" } else { "input" }, arg.name);
+    let suffix = format!(
+        " for {} '{}'",
+        if output { "output" } else { "input" },
+        arg.name
+    );
     let fail = |message: String| Err(err(subject(), message));
     if !names.insert(&arg.name) {
         return fail(format!("Duplicate name: {}", arg.name));
@@ -162,25 +217,41 @@ fn validate_arg<'a>(
             return fail(format!("No attr with name '{}'{suffix}", arg.number_attr));
         };
         if attr.r#type != "int" {
-            return fail(format!("Attr '{}' used as length{suffix} has type {} != int", attr.name, attr.r#type));
+            return fail(format!(
+                "Attr '{}' used as length{suffix} has type {} != int",
+                attr.name, attr.r#type
+            ));
         }
         if !attr.has_minimum {
-            return fail(format!("Attr '{}' used as length{suffix} must have minimum", attr.name));
+            return fail(format!(
+                "Attr '{}' used as length{suffix} must have minimum",
+                attr.name
+            ));
         }
         if attr.minimum < 0 {
-            return fail(format!("Attr '{}' used as length{suffix} must have minimum >= 0", attr.name));
+            return fail(format!(
+                "Attr '{}' used as length{suffix} must have minimum >= 0",
+                attr.name
+            ));
         }
         if !arg.type_list_attr.is_empty() {
-            return fail(format!("Can't have both number_attr and type_list_attr{suffix}"));
+            return fail(format!(
+                "Can't have both number_attr and type_list_attr{suffix}"
+            ));
         }
         if usize::from(has_type) + usize::from(!arg.type_attr.is_empty()) != 1 {
-            return fail(format!("Exactly one of type, type_attr must be set{suffix}"));
+            return fail(format!(
+                "Exactly one of type, type_attr must be set{suffix}"
+            ));
         }
     } else {
-        let count =
-            usize::from(has_type) + usize::from(!arg.type_attr.is_empty()) + usize::from(!arg.type_list_attr.is_empty());
+        let count = usize::from(has_type)
+            + usize::from(!arg.type_attr.is_empty())
+            + usize::from(!arg.type_list_attr.is_empty());
         if count != 1 {
-            return fail(format!("Exactly one of type, type_attr, type_list_attr must be set{suffix}"));
+            return fail(format!(
+                "Exactly one of type, type_attr, type_list_attr must be set{suffix}"
+            ));
         }
     }
     if !arg.type_attr.is_empty() {
@@ -188,11 +259,17 @@ fn validate_arg<'a>(
             return fail(format!("No attr with name '{}'{suffix}", arg.type_attr));
         };
         if attr.r#type != "type" {
-            return fail(format!("Attr '{}' used as type_attr{suffix} has type {} != type", attr.name, attr.r#type));
+            return fail(format!(
+                "Attr '{}' used as type_attr{suffix} has type {} != type",
+                attr.name, attr.r#type
+            ));
         }
     } else if !arg.type_list_attr.is_empty() {
         let Some(attr) = find(&arg.type_list_attr) else {
-            return fail(format!("No attr with name '{}'{suffix}", arg.type_list_attr));
+            return fail(format!(
+                "No attr with name '{}'{suffix}",
+                arg.type_list_attr
+            ));
         };
         if attr.r#type != "list(type)" {
             return fail(format!(
@@ -201,7 +278,10 @@ fn validate_arg<'a>(
             ));
         }
     } else if DataType::try_from(arg.r#type).is_ok_and(|d| d.is_ref()) {
-        return fail(format!("Illegal use of ref type '{}'. Use 'Ref(type)' instead{suffix}", type_name(arg.r#type)));
+        return fail(format!(
+            "Illegal use of ref type '{}'. Use 'Ref(type)' instead{suffix}",
+            type_name(arg.r#type)
+        ));
     }
     Ok(())
 }
@@ -214,9 +294,15 @@ pub(crate) fn attr_value_has_type(value: &AttrValue, ty: &str) -> Result<(), Str
         if !present {
             return Ok(());
         }
-        let expected = if is_list { format!("list({name})") } else { name.to_owned() };
+        let expected = if is_list {
+            format!("list({name})")
+        } else {
+            name.to_owned()
+        };
         if ty != expected {
-            return Err(format!("AttrValue had value with type '{expected}' when '{ty}' expected"));
+            return Err(format!(
+                "AttrValue had value with type '{expected}' when '{ty}' expected"
+            ));
         }
         num_set += 1;
         Ok(())
@@ -258,8 +344,13 @@ pub(crate) fn attr_value_has_type(value: &AttrValue, ty: &str) -> Result<(), Str
     let check_type = |dt: i32, contains: bool| -> Result<(), String> {
         match DataType::try_from(dt) {
             Err(_) => Err(format!("AttrValue has invalid DataType enum: {dt}")),
-            Ok(d) if d.is_ref() => Err(format!("AttrValue must not have reference type value of {}", d.type_name())),
-            Ok(DataType::DtInvalid) if contains => Err("AttrValue contains invalid DataType".to_owned()),
+            Ok(d) if d.is_ref() => Err(format!(
+                "AttrValue must not have reference type value of {}",
+                d.type_name()
+            )),
+            Ok(DataType::DtInvalid) if contains => {
+                Err("AttrValue contains invalid DataType".to_owned())
+            }
             Ok(DataType::DtInvalid) => Err("AttrValue has invalid DataType".to_owned()),
             Ok(_) => Ok(()),
         }
@@ -280,7 +371,8 @@ pub(crate) fn attr_value_has_type(value: &AttrValue, ty: &str) -> Result<(), Str
 /// TF's `ValidateAttrValue`: type, minimum and allowed values of a value
 /// (e.g. a default, or a NodeDef's attr) against its AttrDef.
 pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), String> {
-    attr_value_has_type(value, &attr.r#type).map_err(|m| format!("{m} for attr '{}'", attr.name))?;
+    attr_value_has_type(value, &attr.r#type)
+        .map_err(|m| format!("{m} for attr '{}'", attr.name))?;
     let list = match &value.value {
         Some(Value::List(list)) => Some(list),
         _ => None,
@@ -292,7 +384,10 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Stri
                 _ => 0,
             };
             if i < attr.minimum {
-                return Err(format!("Value for attr '{}' of {i} must be at least minimum {}", attr.name, attr.minimum));
+                return Err(format!(
+                    "Value for attr '{}' of {i} must be at least minimum {}",
+                    attr.name, attr.minimum
+                ));
             }
         } else {
             let length = list.map_or(0, |l| match attr.r#type.as_str() {
@@ -306,7 +401,11 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Stri
                 "list(func)" => l.func.len(),
                 _ => 0,
             }) as i64;
-            let length = if attr.r#type.starts_with("list(") { length } else { -1 };
+            let length = if attr.r#type.starts_with("list(") {
+                length
+            } else {
+                -1
+            };
             if length < attr.minimum {
                 return Err(format!(
                     "Length for attr '{}' of {length} must be at least minimum {}",
@@ -315,14 +414,28 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Stri
             }
         }
     }
-    let Some(allowed) = &attr.allowed_values else { return Ok(()) };
+    let Some(allowed) = &attr.allowed_values else {
+        return Ok(());
+    };
     let allowed_list = match &allowed.value {
         Some(Value::List(l)) => l.clone(),
         _ => Default::default(),
     };
-    let allowed_types = || allowed_list.r#type.iter().map(|t| type_name(*t)).collect::<Vec<_>>().join(", ");
+    let allowed_types = || {
+        allowed_list
+            .r#type
+            .iter()
+            .map(|t| type_name(*t))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let allowed_strings = || {
-        allowed_list.s.iter().map(|s| format!("\"{}\"", String::from_utf8_lossy(s))).collect::<Vec<_>>().join(", ")
+        allowed_list
+            .s
+            .iter()
+            .map(|s| format!("\"{}\"", String::from_utf8_lossy(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let type_ok = |dt: i32| {
         if allowed_list.r#type.contains(&dt) {
@@ -359,24 +472,38 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Stri
             _ => &[],
         }),
         "list(string)" => list.map_or(Ok(()), |l| l.s.iter().try_for_each(|s| string_ok(s))),
-        other => Err(format!("Support for allowed_values not implemented for type {other}")),
+        other => Err(format!(
+            "Support for allowed_values not implemented for type {other}"
+        )),
     }
 }
 
 /// Points a validation error at the spec that declared its subject.
 pub(crate) fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
     let find = |specs: &[String], name: &str, site: fn(usize) -> SpecSite| {
-        specs.iter().position(|s| spec_name(s) == Some(name)).map(|i| (site(i), specs[i].clone()))
+        specs
+            .iter()
+            .position(|s| spec_name(s) == Some(name))
+            .map(|i| (site(i), specs[i].clone()))
     };
     let found = match &error.subject {
         ValidationSubject::OpName => Some((SpecSite::Name, spec.name.clone())),
-        ValidationSubject::Attr(name) => find(&spec.attrs, name, SpecSite::Attr),
+        ValidationSubject::Attr(name) | ValidationSubject::AttrDefault(name) => {
+            find(&spec.attrs, name, SpecSite::Attr)
+        }
         ValidationSubject::Input(name) => find(&spec.inputs, name, SpecSite::Input),
         ValidationSubject::Output(name) => find(&spec.outputs, name, SpecSite::Output),
     };
     let (site, text) = found.unwrap_or((SpecSite::Op, String::new()));
     let span = match &error.subject {
         ValidationSubject::OpName => 0..text.len(),
+        ValidationSubject::AttrDefault(_) => match text.find('=') {
+            Some(eq) => {
+                let start = eq + 1 + (text[eq + 1..].len() - text[eq + 1..].trim_start().len());
+                start..text.len()
+            }
+            None => 0..text.len(),
+        },
         ValidationSubject::Attr(_) | ValidationSubject::Input(_) | ValidationSubject::Output(_) => {
             0..text.find(':').unwrap_or(text.len())
         }
@@ -395,4 +522,3 @@ pub(crate) fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
 fn spec_name(spec: &str) -> Option<&str> {
     spec.split_once(':').map(|(name, _)| name.trim())
 }
-

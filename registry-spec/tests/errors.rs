@@ -62,7 +62,12 @@ fn bad_minimum_and_bad_default_span_their_text() {
     assert!(matches!(e.kind, SpecErrorKind::Minimum { .. }));
     assert_eq!(underlined(&e), " x");
     let e = only(OpSpec::new("Op").attr("n: int = 0x10"));
-    assert_eq!(e.kind, SpecErrorKind::DefaultValue { text: "0x10".into() });
+    assert_eq!(
+        e.kind,
+        SpecErrorKind::DefaultValue {
+            text: "0x10".into()
+        }
+    );
     assert_eq!(underlined(&e), "0x10");
 }
 
@@ -78,14 +83,26 @@ fn every_error_of_an_op_is_reported_at_once() {
     );
     let sites: Vec<SpecSite> = all.iter().map(|e| e.site).collect();
     // The input `x: T` is not reported: it only repeats the failure of T.
-    assert_eq!(sites, vec![SpecSite::Attr(0), SpecSite::Attr(1), SpecSite::Input(1), SpecSite::Output(0)]);
+    assert_eq!(
+        sites,
+        vec![
+            SpecSite::Attr(0),
+            SpecSite::Attr(1),
+            SpecSite::Input(1),
+            SpecSite::Output(0)
+        ]
+    );
 }
 
 #[test]
 fn validation_errors_point_at_the_declaring_spec() {
     let e = only(OpSpec::new("Op").attr("x: {'a', 'b'} = 'c'"));
     assert_eq!(e.site, SpecSite::Attr(0));
-    assert!(e.to_string().contains("is not in the list of allowed values"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("is not in the list of allowed values"),
+        "{e}"
+    );
     let e = only(OpSpec::new("lower").input("x: float"));
     assert_eq!(e.site, SpecSite::Name);
     assert!(e.to_string().starts_with("Invalid name: lower"), "{e}");
@@ -95,16 +112,31 @@ fn validation_errors_point_at_the_declaring_spec() {
 
 #[test]
 fn angle_form_is_a_type_set() {
-    let angle = OpSpec::new("Op").attr("T: <float, int32>").input("x: T").build().unwrap();
-    let braces = OpSpec::new("Op").attr("T: {float, int32}").input("x: T").build().unwrap();
+    let angle = OpSpec::new("Op")
+        .attr("T: <float, int32>")
+        .input("x: T")
+        .build()
+        .unwrap();
+    let braces = OpSpec::new("Op")
+        .attr("T: {float, int32}")
+        .input("x: T")
+        .build()
+        .unwrap();
     assert_eq!(angle, braces);
     let e = only(OpSpec::new("Op").attr("T: <float, int32}"));
-    assert!(matches!(e.kind, SpecErrorKind::SetSeparator { .. }), "{e:?}");
+    assert!(
+        matches!(e.kind, SpecErrorKind::SetSeparator { .. }),
+        "{e:?}"
+    );
 }
 
 #[test]
 fn doc_names_must_match_and_are_suggested() {
-    let e = only(OpSpec::new("Op").input("input: float").doc("Summary.\n\nimput: the input."));
+    let e = only(
+        OpSpec::new("Op")
+            .input("input: float")
+            .doc("Summary.\n\nimput: the input."),
+    );
     assert_eq!(e.site, SpecSite::Doc);
     assert_eq!(e.kind, SpecErrorKind::DocName("imput".into()));
     assert_eq!(e.suggestion.as_deref(), Some("input"));

@@ -28,12 +28,18 @@ fn target_dir() -> PathBuf {
         return PathBuf::from(dir);
     }
     let exe = std::env::current_exe().expect("test binary path");
-    exe.ancestors().nth(3).expect("<target>/<profile>/deps/<exe>").to_path_buf()
+    exe.ancestors()
+        .nth(3)
+        .expect("<target>/<profile>/deps/<exe>")
+        .to_path_buf()
 }
 
 /// The workspace root (`tests/..`).
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Writes the fixture crate under the target dir (not in the source tree, so
@@ -82,7 +88,13 @@ fn check_fixture() -> Vec<Value> {
     write_fixture(&crate_dir);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args(["check", "--offline", "--quiet", "--message-format=json", "--lib"])
+        .args([
+            "check",
+            "--offline",
+            "--quiet",
+            "--message-format=json",
+            "--lib",
+        ])
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", base.join("target"))
         .env_remove("RUSTFLAGS")
@@ -115,7 +127,10 @@ fn primary_span(message: &Value) -> &Value {
 #[test]
 fn errors_point_at_the_literal_with_a_caret_line() {
     let messages = check_fixture();
-    let texts: Vec<&str> = messages.iter().map(|m| m["message"].as_str().unwrap()).collect();
+    let texts: Vec<&str> = messages
+        .iter()
+        .map(|m| m["message"].as_str().unwrap())
+        .collect();
 
     // The attr spec: the error is on the third literal of line 4.
     let attr = messages
@@ -124,10 +139,16 @@ fn errors_point_at_the_literal_with_a_caret_line() {
         .unwrap_or_else(|| panic!("no error about 'flaot' in {texts:#?}"));
     let text = attr["message"].as_str().unwrap();
     assert!(text.contains("did you mean 'float'?"), "{text}");
-    assert!(text.contains(r#"from Attr("T: {half, flaot, double}") for Op Abs"#), "{text}");
+    assert!(
+        text.contains(r#"from Attr("T: {half, flaot, double}") for Op Abs"#),
+        "{text}"
+    );
     // The caret line sits under `flaot` in the spec line above it.
     let lines: Vec<&str> = text.lines().collect();
-    let caret = lines.iter().position(|l| l.trim() == "^^^^^").unwrap_or_else(|| panic!("{text}"));
+    let caret = lines
+        .iter()
+        .position(|l| l.trim() == "^^^^^")
+        .unwrap_or_else(|| panic!("{text}"));
     let spec_line = lines[caret - 1];
     assert_eq!(spec_line.trim(), "T: {half, flaot, double}", "{text}");
     assert_eq!(
@@ -155,11 +176,23 @@ fn errors_point_at_the_literal_with_a_caret_line() {
         .iter()
         .find(|m| m["message"].as_str().unwrap().contains("`inptu`"))
         .unwrap_or_else(|| panic!("no error about `inptu` in {texts:#?}"));
-    assert!(typo["message"].as_str().unwrap().contains("did you mean `input`?"));
+    assert!(
+        typo["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `input`?")
+    );
     let span = primary_span(typo);
     let (line, column) = position_of("inptu");
-    assert_eq!((span["line_start"].as_u64(), span["column_start"].as_u64()), (Some(line), Some(column)));
+    assert_eq!(
+        (span["line_start"].as_u64(), span["column_start"].as_u64()),
+        (Some(line), Some(column))
+    );
     assert_eq!(span["file_name"], "src/lib.rs");
 
-    assert_eq!(messages.len(), 2, "exactly the two errors, no follow-on errors: {texts:#?}");
+    assert_eq!(
+        messages.len(),
+        2,
+        "exactly the two errors, no follow-on errors: {texts:#?}"
+    );
 }

@@ -11,7 +11,10 @@ const PINNED_RUSTC: &str = "rustc 1.95.0";
 
 fn rustc_version() -> Option<String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let out = std::process::Command::new(rustc).arg("--version").output().ok()?;
+    let out = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()?;
     Some(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
@@ -24,7 +27,9 @@ fn ui() {
                 "SKIPPED: the #[op] UI snapshots are pinned to {PINNED_RUSTC}, but the compiler \
                  is {}; run the UI tests with {PINNED_RUSTC} (or regenerate the snapshots with \
                  TRYBUILD=overwrite)",
-                other.as_deref().unwrap_or("unknown (rustc --version failed)")
+                other
+                    .as_deref()
+                    .unwrap_or("unknown (rustc --version failed)")
             );
             return;
         }

@@ -7,7 +7,8 @@ pub struct WithFields {
     pub scale: f32,
 }
 
-#[op(output = "y: float")]
+// serde's string form of `crate = ...` works too.
+#[op(output = "y: float", crate = "::registry_core")]
 pub struct Tuple(pub u8);
 
 fn main() {

@@ -1,6 +1,6 @@
 //! TensorFlow at scale: every op of TensorFlow 2.21's registry that spec
 //! strings can express (1,736 of its 1,908), declared with
-//! [`#[op]`](registry_core::op) and registered in the op registry.
+//! [`#[op]`](macro@registry_core::op) and registered in the op registry.
 //!
 //! The declarations are generated from `conformance/tf_registry_2_21.json`
 //! by the `tf-registry-ops-gen` package (`tf-ops/gen`) into

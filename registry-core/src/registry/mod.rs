@@ -1,6 +1,6 @@
 //! The op registry: TensorFlow's `OpRegistry`, with errors instead of aborts.
 //!
-//! Ops declared with [`#[op]`](crate::op) anywhere in the binary are collected
+//! Ops declared with [`#[op]`](macro@crate::op) anywhere in the binary are collected
 //! by `inventory`. The [global](OpRegistry::global) registry is finalized on
 //! first use: it walks the inventory once and indexes the op *names* only;
 //! each OpDef is decoded from its compile-time bytes the first time that op is
@@ -143,7 +143,7 @@ pub struct OpRegistry {
     inventory: Vec<InventoryEntry>,
     /// Name -> index into `inventory`. Never changes after construction, so
     /// the lookup fast path takes no lock.
-    index: FxHashMap<&'static str, u32>,
+    index: FxHashMap<&'static str, usize>,
     /// Errors found while indexing the inventory (duplicate names).
     finalize_errors: Vec<RegistryError>,
     /// Ops registered at run time.
@@ -160,15 +160,25 @@ struct InventoryEntry {
 
 impl InventoryEntry {
     fn resolve(&self) -> Result<&OpRegistrationData, RegistryError> {
-        self.resolved.get_or_init(|| resolve_registration(self.registration)).as_ref().map_err(Clone::clone)
+        self.resolved
+            .get_or_init(|| resolve_registration(self.registration))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 
 /// Decodes and checks the OpDef of an inventory registration.
-fn resolve_registration(registration: &OpRegistration) -> Result<OpRegistrationData, RegistryError> {
+fn resolve_registration(
+    registration: &OpRegistration,
+) -> Result<OpRegistrationData, RegistryError> {
     let origin = OpOrigin::Source(registration.location);
-    let invalid = |reason| RegistryError::Invalid { name: registration.name.to_owned(), origin, reason };
-    let op_def = <OpDef as prost::Message>::decode(registration.op_def).map_err(|e| invalid(InvalidOp::Decode(e)))?;
+    let invalid = |reason| RegistryError::Invalid {
+        name: registration.name.to_owned(),
+        origin,
+        reason,
+    };
+    let op_def = <OpDef as prost::Message>::decode(registration.op_def)
+        .map_err(|e| invalid(InvalidOp::Decode(e)))?;
     if op_def.name != registration.name {
         return Err(invalid(InvalidOp::NameMismatch {
             registered: registration.name.to_owned(),
@@ -176,7 +186,11 @@ fn resolve_registration(registration: &OpRegistration) -> Result<OpRegistrationD
         }));
     }
     registry_spec::validate_op_def(&op_def).map_err(|e| invalid(InvalidOp::Validation(e)))?;
-    Ok(OpRegistrationData { op_def, shape_fn: registration.shape_fn, origin })
+    Ok(OpRegistrationData {
+        op_def,
+        shape_fn: registration.shape_fn,
+        origin,
+    })
 }
 
 /// An op registered at run time. The data sits in its own heap allocation,
@@ -221,7 +235,8 @@ fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
 }
 
 fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Default for OpRegistry {
@@ -246,10 +261,14 @@ impl OpRegistry {
     ///
     /// ```
     /// use registry_core::registry::OpRegistry;
+    ///
     /// let registry = OpRegistry::global();
+    /// registry.process_registrations().expect("no duplicate or invalid op");
     /// for name in registry.op_names() {
-    ///     assert!(registry.look_up(name).is_ok() || registry.process_registrations().is_err());
+    ///     let op = registry.look_up(name)?;
+    ///     println!("{name}: {}", op.op_def().summary);
     /// }
+    /// # Ok::<(), registry_core::RegistryError>(())
     /// ```
     pub fn global() -> &'static OpRegistry {
         static GLOBAL: OnceLock<OpRegistry> = OnceLock::new();
@@ -270,13 +289,18 @@ impl OpRegistry {
     /// A new registry holding every inventory registration of the binary:
     /// what [`OpRegistry::global`] builds on first use.
     pub fn from_inventory() -> Self {
-        OpRegistry::from_registrations(inventory::iter::<OpRegistration>)
+        // Collected first so that the index is allocated once, at its final size.
+        let registrations: Vec<&'static OpRegistration> =
+            inventory::iter::<OpRegistration>.into_iter().collect();
+        OpRegistry::from_registrations(registrations)
     }
 
     /// A new registry holding the given `'static` registrations, as if they
     /// were the inventory. Duplicate names are recorded as errors (see
     /// [`OpRegistry::process_registrations`]); nothing is decoded yet.
-    pub fn from_registrations(registrations: impl IntoIterator<Item = &'static OpRegistration>) -> Self {
+    pub fn from_registrations(
+        registrations: impl IntoIterator<Item = &'static OpRegistration>,
+    ) -> Self {
         let registrations = registrations.into_iter();
         let mut registry = OpRegistry::new();
         let capacity = registrations.size_hint().0;
@@ -285,17 +309,20 @@ impl OpRegistry {
         // Registrations refused because their name was taken.
         let mut refused = Vec::new();
         for registration in registrations {
-            let entry = InventoryEntry { registration, resolved: OnceLock::new() };
+            let entry = InventoryEntry {
+                registration,
+                resolved: OnceLock::new(),
+            };
             match registry.index.get(registration.name) {
                 None => {
-                    let slot = u32::try_from(registry.inventory.len()).unwrap_or(u32::MAX);
+                    let slot = registry.inventory.len();
                     registry.index.insert(registration.name, slot);
                     registry.inventory.push(entry);
                 }
                 Some(&slot) => {
                     // Keep the registration whose location sorts first, so
                     // the outcome does not depend on link order.
-                    let kept = &mut registry.inventory[slot as usize];
+                    let kept = &mut registry.inventory[slot];
                     if location_key(registration) < location_key(kept.registration) {
                         refused.push(std::mem::replace(kept, entry).registration);
                     } else {
@@ -307,9 +334,12 @@ impl OpRegistry {
         registry.finalize_errors = refused
             .into_iter()
             .map(|again| {
-                let first = registry.index.get(again.name).map_or(again.location, |&slot| {
-                    registry.inventory[slot as usize].registration.location
-                });
+                let first = registry
+                    .index
+                    .get(again.name)
+                    .map_or(again.location, |&slot| {
+                        registry.inventory[slot].registration.location
+                    });
                 RegistryError::AlreadyExists {
                     name: again.name.to_owned(),
                     first: OpOrigin::Source(first),
@@ -317,7 +347,9 @@ impl OpRegistry {
                 }
             })
             .collect();
-        registry.finalize_errors.sort_by(|a, b| error_key(a).cmp(&error_key(b)));
+        registry
+            .finalize_errors
+            .sort_by(|a, b| error_key(a).cmp(&error_key(b)));
         registry
     }
 
@@ -338,7 +370,7 @@ impl OpRegistry {
     #[inline]
     pub fn look_up(&self, name: &str) -> Result<&OpRegistrationData, RegistryError> {
         match self.index.get(name) {
-            Some(&slot) => self.inventory[slot as usize].resolve(),
+            Some(&slot) => self.inventory[slot].resolve(),
             None => self.look_up_runtime(name),
         }
     }
@@ -360,7 +392,10 @@ impl OpRegistry {
     #[cold]
     fn not_found(&self, name: &str) -> RegistryError {
         let names = self.op_names();
-        RegistryError::NotFound { name: name.to_owned(), suggestions: suggest::nearest(name, names) }
+        RegistryError::NotFound {
+            name: name.to_owned(),
+            suggestions: suggest::nearest(name, names),
+        }
     }
 
     /// Whether an op of that name is registered (valid or not).
@@ -411,10 +446,17 @@ impl OpRegistry {
     pub fn register(&self, spec: OpSpec, shape_fn: Option<ShapeFn>) -> Result<(), RegistryError> {
         let origin = OpOrigin::RunTime(Location::caller());
         match spec.build() {
-            Ok(op_def) => self.insert(OpRegistrationData { op_def, shape_fn, origin }),
+            Ok(op_def) => self.insert(OpRegistrationData {
+                op_def,
+                shape_fn,
+                origin,
+            }),
             Err(errors) => {
-                let error =
-                    RegistryError::Invalid { name: spec.name.clone(), origin, reason: InvalidOp::Spec(errors) };
+                let error = RegistryError::Invalid {
+                    name: spec.name.clone(),
+                    origin,
+                    reason: InvalidOp::Spec(errors),
+                };
                 let partial = spec.parse(&mut Vec::new());
                 self.reject(error, &partial)
             }
@@ -425,13 +467,24 @@ impl OpRegistry {
     /// `ValidateOpDef` rules ([`registry_spec::validate_op_def`]). Errors as
     /// for [`OpRegistry::register`].
     #[track_caller]
-    pub fn register_op_def(&self, op_def: OpDef, shape_fn: Option<ShapeFn>) -> Result<(), RegistryError> {
+    pub fn register_op_def(
+        &self,
+        op_def: OpDef,
+        shape_fn: Option<ShapeFn>,
+    ) -> Result<(), RegistryError> {
         let origin = OpOrigin::RunTime(Location::caller());
         match registry_spec::validate_op_def(&op_def) {
-            Ok(_) => self.insert(OpRegistrationData { op_def, shape_fn, origin }),
+            Ok(_) => self.insert(OpRegistrationData {
+                op_def,
+                shape_fn,
+                origin,
+            }),
             Err(e) => {
-                let error =
-                    RegistryError::Invalid { name: op_def.name.clone(), origin, reason: InvalidOp::Validation(e) };
+                let error = RegistryError::Invalid {
+                    name: op_def.name.clone(),
+                    origin,
+                    reason: InvalidOp::Validation(e),
+                };
                 self.reject(error, &op_def)
             }
         }
@@ -440,7 +493,7 @@ impl OpRegistry {
     fn insert(&self, data: OpRegistrationData) -> Result<(), RegistryError> {
         // The origin of the registration that holds the name already, if any.
         let first = match self.index.get(data.name()) {
-            Some(&slot) => OpOrigin::Source(self.inventory[slot as usize].registration.location),
+            Some(&slot) => OpOrigin::Source(self.inventory[slot].registration.location),
             None => {
                 let mut runtime = write(&self.runtime);
                 match runtime.get(data.name()) {
@@ -458,7 +511,11 @@ impl OpRegistry {
                 }
             }
         };
-        let error = RegistryError::AlreadyExists { name: data.op_def.name.clone(), first, again: data.origin };
+        let error = RegistryError::AlreadyExists {
+            name: data.op_def.name.clone(),
+            first,
+            again: data.origin,
+        };
         self.reject(error, &data.op_def)
     }
 
@@ -521,9 +578,17 @@ impl OpRegistry {
     /// ops either way. Errors are sorted by op name.
     pub fn process_registrations(&self) -> Result<(), Vec<RegistryError>> {
         let mut errors = self.finalize_errors.clone();
-        errors.extend(self.inventory.iter().filter_map(|entry| entry.resolve().err()));
+        errors.extend(
+            self.inventory
+                .iter()
+                .filter_map(|entry| entry.resolve().err()),
+        );
         errors.sort_by(|a, b| error_key(a).cmp(&error_key(b)));
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
     /// Every valid op as an OpList sorted by name (TF's `Export`). Ops whose
@@ -581,9 +646,15 @@ fn error_key(error: &RegistryError) -> (&str, String) {
 /// rustc's `--extern force:` is unstable. Naming the crate once anywhere in
 /// the binary is enough; this macro does that, with a name that says why.
 ///
-/// ```ignore
-/// // main.rs of a binary whose Cargo.toml lists kernels-cpu and my-ops:
-/// registry_core::link_ops!(kernels_cpu, my_ops);
+/// ```
+/// // main.rs of a binary whose Cargo.toml lists crates of ops, say
+/// // kernels-cpu and my-ops: `registry_core::link_ops!(kernels_cpu, my_ops);`
+/// registry_core::link_ops!(registry_core);
+///
+/// fn main() {
+///     // Every op of the named crates is now in the global registry.
+///     # let _ = registry_core::OpRegistry::global();
+/// }
 /// ```
 ///
 /// Equivalent to `use kernels_cpu as _;` for each crate (crate names with

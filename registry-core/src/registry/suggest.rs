@@ -19,7 +19,11 @@ pub(crate) fn nearest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>
         .collect();
     scored.sort_unstable();
     scored.dedup();
-    scored.into_iter().take(MAX_SUGGESTIONS).map(|(_, name)| name.to_owned()).collect()
+    scored
+        .into_iter()
+        .take(MAX_SUGGESTIONS)
+        .map(|(_, name)| name.to_owned())
+        .collect()
 }
 
 #[cfg(test)]

@@ -93,9 +93,17 @@ pub fn generated_rs_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../src/generated.rs")
 }
 
-/// The Rust struct name of op `name`: the op name where it is a plain Rust
-/// identifier, `>` (TF's namespace separator) replaced by `_`, and `_`
-/// appended to names in [`RESERVED`].
+/// The Rust struct name of op `op_name`: the op name where it is a plain
+/// Rust identifier, `>` (TF's namespace separator) replaced by `_`, and `_`
+/// appended to names of the standard prelude (and `Op`), which a unit struct
+/// would shadow for all code in its module.
+///
+/// ```
+/// use tf_registry_ops_gen::struct_name;
+/// assert_eq!(struct_name("Namespace>TestStringOutput"), "Namespace_TestStringOutput");
+/// assert_eq!(struct_name("None"), "None_");
+/// assert_eq!(struct_name("_Arg"), "_Arg");
+/// ```
 pub fn struct_name(op_name: &str) -> String {
     let ident: String = op_name
         .chars()

@@ -1,0 +1,228 @@
+//! Runs the `opreg` binary for each command and checks its output against the
+//! registry of this test process (which links the same standard op set).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use opreg_proto::{OpList, TextFormat};
+use prost::Message;
+use registry_core::registry::OpRegistry;
+
+fn opreg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_opreg"))
+        .args(args)
+        .output()
+        .expect("run opreg")
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = opreg(args);
+    assert!(
+        output.status.success(),
+        "opreg {args:?} failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+fn expected(include_internal: bool) -> OpList {
+    OpRegistry::global().export_op_list(include_internal)
+}
+
+fn names(list: &OpList) -> Vec<String> {
+    list.op.iter().map(|op| op.name.clone()).collect()
+}
+
+fn temp_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("opreg-cli-{}-{name}", std::process::id()))
+}
+
+/// An op to show: the standard `Abs` if there, else the first registered one.
+fn some_op() -> String {
+    let list = expected(false);
+    let names = names(&list);
+    assert!(
+        !names.is_empty(),
+        "the CLI should link registry-core's standard ops"
+    );
+    names
+        .iter()
+        .find(|n| *n == "Abs")
+        .unwrap_or(&names[0])
+        .clone()
+}
+
+#[test]
+fn list_prints_every_op_sorted_with_summaries() {
+    let text = stdout_of(&["ops", "list"]);
+    let listed: Vec<&str> = text
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(listed, names(&expected(false)));
+    for (line, op) in text.lines().zip(&expected(false).op) {
+        assert!(
+            line.ends_with(op.summary.trim_end()),
+            "{line:?} vs {:?}",
+            op.summary
+        );
+    }
+}
+
+#[test]
+fn list_filter_and_internal() {
+    let op = some_op();
+    let filter = op[..op.len().min(3)].to_lowercase();
+    let text = stdout_of(&["ops", "list", "--filter", &filter]);
+    let listed: Vec<&str> = text
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let wanted: Vec<String> = names(&expected(false))
+        .into_iter()
+        .filter(|n| n.to_lowercase().contains(&filter))
+        .collect();
+    assert!(listed.contains(&op.as_str()), "{listed:?}");
+    assert_eq!(listed, wanted);
+
+    assert_eq!(
+        stdout_of(&["ops", "list", "--filter", "no such op, surely"]),
+        ""
+    );
+
+    let all = stdout_of(&["ops", "list", "--internal"]);
+    assert_eq!(all.lines().count(), expected(true).op.len());
+}
+
+#[test]
+fn show_describes_one_op() {
+    let name = some_op();
+    let text = stdout_of(&["ops", "show", &name]);
+    let data = OpRegistry::global().look_up(&name).unwrap();
+    let op = data.op_def();
+    assert!(text.starts_with(&format!("{name}\n")), "{text}");
+    assert!(text.contains(&op.summary), "{text}");
+    for arg in op.input_arg.iter().chain(&op.output_arg) {
+        assert!(text.contains(&format!("  {}: ", arg.name)), "{text}");
+    }
+    for attr in &op.attr {
+        assert!(text.contains(&format!("  {}: ", attr.name)), "{text}");
+    }
+    assert!(text.contains("Origin: declared at "), "{text}");
+    if name == "Abs" {
+        assert!(text.contains("Inputs:\n  x: T\n"), "{text}");
+        assert!(text.contains("Outputs:\n  y: T\n"), "{text}");
+    }
+}
+
+#[test]
+fn show_unknown_op_fails_with_suggestions() {
+    let name = some_op();
+    let typo = name.to_lowercase() + "x";
+    let output = opreg(&["ops", "show", &typo]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: op '{typo}' is not registered")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("'{name}'")),
+        "suggests {name}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let output = opreg(&["ops", "show", "CompletelyUnrelatedName"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("link_ops!"), "{stderr}");
+}
+
+#[test]
+fn export_pbtxt_is_the_op_list() {
+    let text = stdout_of(&["ops", "export"]);
+    assert_eq!(OpList::from_pbtxt(&text).unwrap(), expected(false));
+    assert_eq!(text, stdout_of(&["ops", "export", "--format", "pbtxt"]));
+}
+
+#[test]
+fn export_pb_decodes_as_the_registry_export() {
+    let path = temp_file("ops.pb");
+    let path_text = path.to_str().unwrap();
+    assert_eq!(
+        stdout_of(&["ops", "export", "--format", "pb", "-o", path_text]),
+        ""
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(OpList::decode(bytes.as_slice()).unwrap(), expected(false));
+
+    stdout_of(&[
+        "ops",
+        "export",
+        "--format",
+        "pb",
+        "--internal",
+        "--output",
+        path_text,
+    ]);
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(OpList::decode(bytes.as_slice()).unwrap(), expected(true));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn export_json_is_readable() {
+    let text = stdout_of(&["ops", "export", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ops = json["op"].as_array().expect("an `op` array");
+    let json_names: Vec<&str> = ops.iter().map(|op| op["name"].as_str().unwrap()).collect();
+    assert_eq!(json_names, names(&expected(false)));
+    let first = &expected(false).op[0];
+    assert_eq!(ops[0]["summary"].as_str().unwrap_or(""), first.summary);
+    assert_eq!(
+        ops[0]["input_arg"].as_array().map_or(0, Vec::len),
+        first.input_arg.len()
+    );
+}
+
+#[test]
+fn export_to_an_unwritable_path_fails_cleanly() {
+    let path = temp_file("missing-dir").join("ops.pbtxt");
+    let output = opreg(&["ops", "export", "-o", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("error: cannot write "), "{stderr}");
+}
+
+#[test]
+fn check_reports_the_registrations() {
+    let output = opreg(&["ops", "check"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match OpRegistry::global().process_registrations() {
+        Ok(()) => {
+            assert!(output.status.success(), "{stderr}");
+            assert_eq!(
+                stdout,
+                format!("{} ops, no problems\n", OpRegistry::global().len())
+            );
+        }
+        Err(errors) => {
+            assert_eq!(output.status.code(), Some(1));
+            assert!(
+                stderr.starts_with(&format!("error: {} problem(s)", errors.len())),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_non_zero() {
+    let output = opreg(&["ops", "export", "--format", "xml"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("xml"));
+}
