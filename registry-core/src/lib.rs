@@ -1,6 +1,6 @@
-//! The opreg registries: ops declared with [`op`] (TensorFlow's `REGISTER_OP`,
+//! The opreg registries: ops declared with [`#[op]`](macro@op) (TensorFlow's `REGISTER_OP`,
 //! checked at compile time), collected into a global, lazily finalized
-//! [`OpRegistry`](registry::OpRegistry).
+//! [`OpRegistry`].
 //!
 //! ```
 //! use registry_core::{op, Op};

@@ -2,7 +2,6 @@
 //! registrations, lazy decoding and the global registry, with hand-written
 //! `inventory::submit!` registrations (what `#[op]` emits).
 
-use std::time::{Duration, Instant};
 
 use registry_core::__private::{OpRegistration, SourceLocation, inventory};
 use registry_core::registry::{InvalidOp, OpOrigin, OpRegistry, RegistryError};
@@ -251,21 +250,15 @@ fn many_registrations() -> Vec<&'static OpRegistration> {
 
 #[test]
 fn finalization_indexes_names_only() {
+    // Timing is measured by the criterion benchmark in tf-ops/benches; this
+    // test checks the behaviour: everything is found, nothing is lost.
     let registrations = many_registrations();
-    let start = Instant::now();
     let registry = OpRegistry::from_registrations(registrations.iter().copied());
     let first = registry.look_up("SyntheticOp0999").unwrap();
-    let elapsed = start.elapsed();
     assert_eq!(first.op_def().attr[0].name, "T");
     assert_eq!(registry.len(), 1736);
     assert!(registry.process_registrations().is_ok());
     assert_eq!(registry.export_op_list(false).op.len(), 1736);
-    // The target is 2 ms in release builds; leave room for debug builds and busy machines.
-    assert!(
-        elapsed < Duration::from_millis(100),
-        "time to first lookup: {elapsed:?}"
-    );
-    eprintln!("time to first lookup with 1,736 ops: {elapsed:?}");
 }
 
 #[test]
