@@ -17,7 +17,7 @@ pub trait DataTypeExt: Sized {
     /// `float32`, `int32`, ...; `_ref` names are not accepted).
     fn from_type_name(name: &str) -> Result<Self, UnknownDataType>;
     /// True for the `*_REF` variants (values above 100).
-    fn is_ref(self) -> bool;
+    fn is_ref(&self) -> bool;
     /// The reference form of a base type (`DT_FLOAT` -> `DT_FLOAT_REF`).
     fn to_ref(self) -> Self;
     /// The base form of a reference type (`DT_FLOAT_REF` -> `DT_FLOAT`).
@@ -91,8 +91,8 @@ impl DataTypeExt for DataType {
             .ok_or_else(|| UnknownDataType(name.to_owned()))
     }
 
-    fn is_ref(self) -> bool {
-        (self as i32) > REF_OFFSET
+    fn is_ref(&self) -> bool {
+        (*self as i32) > REF_OFFSET
     }
 
     fn to_ref(self) -> Self {
@@ -136,8 +136,14 @@ mod tests {
 
     #[test]
     fn aliases_and_refs() {
-        assert_eq!(DataType::from_type_name("float32").unwrap(), DataType::DtFloat);
-        assert_eq!(DataType::from_type_name("float64").unwrap(), DataType::DtDouble);
+        assert_eq!(
+            DataType::from_type_name("float32").unwrap(),
+            DataType::DtFloat
+        );
+        assert_eq!(
+            DataType::from_type_name("float64").unwrap(),
+            DataType::DtDouble
+        );
         assert!(DataType::from_type_name("float_ref").is_err());
         assert_eq!(DataType::DtFloat.to_ref(), DataType::DtFloatRef);
         assert_eq!(DataType::DtFloatRef.type_name(), "float_ref");

@@ -3,7 +3,9 @@
 
 use std::sync::OnceLock;
 
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions};
+use prost_reflect::{
+    DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
+};
 
 /// Why a text-format document could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -56,17 +58,26 @@ pub trait TextFormat: prost::Message + prost::Name + Default + Sized {
     /// Parses a message from protobuf text format.
     fn from_pbtxt(text: &str) -> Result<Self, TextFormatError> {
         let name = Self::full_name();
-        let dynamic = DynamicMessage::parse_text_format(descriptor(&name), text)
-            .map_err(|source| TextFormatError::Parse { message: name.clone(), source })?;
+        let dynamic =
+            DynamicMessage::parse_text_format(descriptor(&name), text).map_err(|source| {
+                TextFormatError::Parse {
+                    message: name.clone(),
+                    source,
+                }
+            })?;
         dynamic
             .transcode_to::<Self>()
-            .map_err(|source| TextFormatError::Decode { message: name, source })
+            .map_err(|source| TextFormatError::Decode {
+                message: name,
+                source,
+            })
     }
 
     /// Writes the message as multi-line protobuf text format (two-space indent),
     /// the layout TensorFlow's `text_format` writes.
     fn to_pbtxt(&self) -> String {
-        let mut text = to_dynamic(self).to_text_format_with_options(&FormatOptions::new().pretty(true));
+        let mut text =
+            to_dynamic(self).to_text_format_with_options(&FormatOptions::new().pretty(true));
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }

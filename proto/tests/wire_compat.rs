@@ -45,10 +45,15 @@ fn shared_graphs_binary_and_text_agree() {
         }
         let bytes = std::fs::read(dir.join("graph.pb")).unwrap();
         let from_binary = GraphDef::decode(bytes.as_slice()).unwrap();
-        assert_eq!(from_binary.encode_to_vec().len(), bytes.len(), "{}", dir.display());
+        assert_eq!(
+            from_binary.encode_to_vec().len(),
+            bytes.len(),
+            "{}",
+            dir.display()
+        );
         let text = std::fs::read_to_string(dir.join("graph.pbtxt")).unwrap();
-        let from_text = GraphDef::from_pbtxt(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let from_text =
+            GraphDef::from_pbtxt(&text).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         assert_eq!(from_binary, from_text, "{}", dir.display());
         let rewritten = GraphDef::from_pbtxt(&from_binary.to_pbtxt()).unwrap();
         assert_eq!(rewritten, from_binary, "{}", dir.display());

@@ -112,11 +112,15 @@ impl OpSignature {
     /// Whether `attr` is a `type` or `list(type)` attr that allows `dtype`.
     /// Usable in `const` context (the `#[kernel]` macro asserts it).
     pub const fn allows_type(&self, attr: &str, dtype: DataType) -> bool {
-        let Some(attr) = self.attr(attr) else { return false };
+        let Some(attr) = self.attr(attr) else {
+            return false;
+        };
         if !str_eq(attr.attr_type, "type") && !str_eq(attr.attr_type, "list(type)") {
             return false;
         }
-        let Some(allowed) = attr.allowed_types else { return true };
+        let Some(allowed) = attr.allowed_types else {
+            return true;
+        };
         let mut i = 0;
         while i < allowed.len() {
             if allowed[i] as i32 == dtype as i32 {

@@ -2,7 +2,6 @@
 //! registrations, lazy decoding and the global registry, with hand-written
 //! `inventory::submit!` registrations (what `#[op]` emits).
 
-
 use registry_core::__private::{OpRegistration, SourceLocation, inventory};
 use registry_core::registry::{InvalidOp, OpOrigin, OpRegistry, RegistryError};
 use registry_core::spec::OpSpec;

@@ -147,11 +147,12 @@ fn apply_implied_minimums(arg: &ArgDef, op_def: &mut OpDef) {
     } else {
         return;
     };
-    if let Some(attr) = op_def.attr.iter_mut().find(|a| &a.name == name) {
-        if wanted_type.is_none_or(|t| attr.r#type == t) && !attr.has_minimum {
-            attr.has_minimum = true;
-            attr.minimum = 1;
-        }
+    if let Some(attr) = op_def.attr.iter_mut().find(|a| &a.name == name)
+        && wanted_type.is_none_or(|t| attr.r#type == t)
+        && !attr.has_minimum
+    {
+        attr.has_minimum = true;
+        attr.minimum = 1;
     }
 }
 

@@ -180,15 +180,15 @@ impl Parser<'_> {
                 if seen.contains(&field.number()) {
                     return None;
                 }
-                if let Some(oneof) = field.containing_oneof() {
-                    if oneof.fields().any(|f| message.has_field(&f)) {
-                        if !self.replace_oneof {
-                            return None;
-                        }
-                        for other in oneof.fields() {
-                            message.clear_field(&other);
-                            seen.retain(|n| *n != other.number());
-                        }
+                if let Some(oneof) = field.containing_oneof()
+                    && oneof.fields().any(|f| message.has_field(&f))
+                {
+                    if !self.replace_oneof {
+                        return None;
+                    }
+                    for other in oneof.fields() {
+                        message.clear_field(&other);
+                        seen.retain(|n| *n != other.number());
                     }
                 }
                 seen.push(field.number());

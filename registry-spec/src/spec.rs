@@ -148,10 +148,10 @@ impl OpSpec {
     pub fn build(&self) -> Result<OpDef, SpecErrors> {
         let mut errors = Vec::new();
         let op_def = self.parse(&mut errors);
-        if errors.is_empty() {
-            if let Err(e) = crate::validate::validate_op_def(&op_def) {
-                errors.push(crate::validate::locate(self, e));
-            }
+        if errors.is_empty()
+            && let Err(e) = crate::validate::validate_op_def(&op_def)
+        {
+            errors.push(crate::validate::locate(self, e));
         }
         if errors.is_empty() {
             Ok(op_def)
@@ -182,17 +182,17 @@ impl OpSpec {
             }
         }
         for (i, spec) in self.inputs.iter().enumerate() {
-            if let Err(e) = crate::arg::parse_arg(spec, false, &mut op_def) {
-                if !crate::arg::is_cascade(&e, &failed_attrs) {
-                    errors.push(self.error(SpecSite::Input(i), spec, e));
-                }
+            if let Err(e) = crate::arg::parse_arg(spec, false, &mut op_def)
+                && !crate::arg::is_cascade(&e, &failed_attrs)
+            {
+                errors.push(self.error(SpecSite::Input(i), spec, e));
             }
         }
         for (i, spec) in self.outputs.iter().enumerate() {
-            if let Err(e) = crate::arg::parse_arg(spec, true, &mut op_def) {
-                if !crate::arg::is_cascade(&e, &failed_attrs) {
-                    errors.push(self.error(SpecSite::Output(i), spec, e));
-                }
+            if let Err(e) = crate::arg::parse_arg(spec, true, &mut op_def)
+                && !crate::arg::is_cascade(&e, &failed_attrs)
+            {
+                errors.push(self.error(SpecSite::Output(i), spec, e));
             }
         }
         for (i, name) in self.control_outputs.iter().enumerate() {
@@ -207,10 +207,10 @@ impl OpSpec {
                 crate::scanner::Failure::whole(SpecErrorKind::DocTwice),
             ));
         }
-        if let Some(doc) = self.docs.first() {
-            if let Err(e) = crate::doc::apply_doc(doc, &mut op_def) {
-                errors.push(self.error(SpecSite::Doc, doc, e));
-            }
+        if let Some(doc) = self.docs.first()
+            && let Err(e) = crate::doc::apply_doc(doc, &mut op_def)
+        {
+            errors.push(self.error(SpecSite::Doc, doc, e));
         }
         if let Some(dep) = self.deprecations.first() {
             op_def.deprecation = Some(OpDeprecation {

@@ -24,7 +24,11 @@ pub struct FileReport {
 
 impl std::fmt::Display for FileReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let pct = if self.cases == 0 { 100.0 } else { 100.0 * self.matched as f64 / self.cases as f64 };
+        let pct = if self.cases == 0 {
+            100.0
+        } else {
+            100.0 * self.matched as f64 / self.cases as f64
+        };
         write!(
             f,
             "conformance {}: {} cases, {} matched, {} failed ({pct:.1} %)",
@@ -39,8 +43,13 @@ impl std::fmt::Display for FileReport {
 /// Reads and runs every case of one JSON file.
 pub fn run_file(path: &Path) -> Result<FileReport, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let cases: Vec<Value> = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut report = FileReport { path: path.to_owned(), cases: cases.len(), ..FileReport::default() };
+    let cases: Vec<Value> =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut report = FileReport {
+        path: path.to_owned(),
+        cases: cases.len(),
+        ..FileReport::default()
+    };
     for case in &cases {
         let id = case["id"].as_str().unwrap_or("?").to_owned();
         match run_case(case) {
@@ -52,7 +61,11 @@ pub fn run_file(path: &Path) -> Result<FileReport, String> {
 }
 
 fn strings(case: &Value, key: &str) -> Vec<String> {
-    case[key].as_array().map_or_else(Vec::new, |a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+    case[key].as_array().map_or_else(Vec::new, |a| {
+        a.iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    })
 }
 
 /// The OpSpec a case describes (its builder calls).
@@ -68,7 +81,9 @@ pub fn spec_of(case: &Value) -> OpSpec {
             "aggregate" => spec.aggregate(),
             "stateful" => spec.stateful(),
             "allows_uninitialized_input" => spec.allows_uninitialized_input(),
-            "distributed_communication" | "is_distributed_communication" => spec.distributed_communication(),
+            "distributed_communication" | "is_distributed_communication" => {
+                spec.distributed_communication()
+            }
             _ => spec,
         };
     }
@@ -92,8 +107,11 @@ pub fn spec_of(case: &Value) -> OpSpec {
 fn run_case(case: &Value) -> Result<(), String> {
     let expect = &case["expect"];
     if case["kind"].as_str() == Some("validate_proto") {
-        let text = case["op_def_text"].as_str().ok_or("validate_proto case without op_def_text")?;
-        let op_def = registry_spec::parse_op_def_text(text).ok_or("cannot read the case's OpDef")?;
+        let text = case["op_def_text"]
+            .as_str()
+            .ok_or("validate_proto case without op_def_text")?;
+        let op_def =
+            registry_spec::parse_op_def_text(text).ok_or("cannot read the case's OpDef")?;
         let result = validate_op_def(&op_def);
         return match (expect["valid"].as_bool(), result) {
             (Some(true), Ok(())) => Ok(()),
@@ -105,25 +123,42 @@ fn run_case(case: &Value) -> Result<(), String> {
     }
     let built = spec_of(case).build();
     if let Some(b64) = expect["op_def_pb_b64"].as_str() {
-        let want = base64::engine::general_purpose::STANDARD.decode(b64).map_err(|e| e.to_string())?;
+        let want = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| e.to_string())?;
         let op_def = built.map_err(|e| format!("TF builds it, we reject: {e}"))?;
         let got = op_def.encode_to_vec();
         if got != want {
-            let tf = OpDef::decode(want.as_slice()).map(|o| o.to_pbtxt_short()).unwrap_or_default();
-            return Err(format!("bytes differ\n  ours: {}\n  TF's: {tf}", op_def.to_pbtxt_short()));
+            let tf = OpDef::decode(want.as_slice())
+                .map(|o| o.to_pbtxt_short())
+                .unwrap_or_default();
+            return Err(format!(
+                "bytes differ\n  ours: {}\n  TF's: {tf}",
+                op_def.to_pbtxt_short()
+            ));
         }
         return Ok(());
     }
     if expect.get("error").is_some() {
         return match built {
-            Ok(op_def) => Err(format!("TF rejects ({}), we accept: {}", tf_error(expect), op_def.to_pbtxt_short())),
+            Ok(op_def) => Err(format!(
+                "TF rejects ({}), we accept: {}",
+                tf_error(expect),
+                op_def.to_pbtxt_short()
+            )),
             Err(errors) => {
-                let messages: Vec<String> = errors.errors().iter().map(|e| e.kind.to_string()).collect();
+                let messages: Vec<String> =
+                    errors.errors().iter().map(|e| e.kind.to_string()).collect();
                 messages
                     .iter()
                     .find(|m| same_problem(m, expect).is_ok())
                     .map(|_| ())
-                    .ok_or_else(|| format!("different problem: ours {messages:?}, TF's {}", tf_error(expect)))
+                    .ok_or_else(|| {
+                        format!(
+                            "different problem: ours {messages:?}, TF's {}",
+                            tf_error(expect)
+                        )
+                    })
             }
         };
     }
@@ -133,11 +168,17 @@ fn run_case(case: &Value) -> Result<(), String> {
         return if normalize(got.clone()) == normalize(want.clone()) {
             Ok(())
         } else {
-            Err(format!("OpDef differs\n  ours: {}\n  TF's: {}", got.to_pbtxt_short(), want.to_pbtxt_short()))
+            Err(format!(
+                "OpDef differs\n  ours: {}\n  TF's: {}",
+                got.to_pbtxt_short(),
+                want.to_pbtxt_short()
+            ))
         };
     }
     if expect["valid"].as_bool() == Some(true) {
-        return built.map(|_| ()).map_err(|e| format!("TF accepts, we reject: {e}"));
+        return built
+            .map(|_| ())
+            .map_err(|e| format!("TF accepts, we reject: {e}"));
     }
     Err("case has no expectation this runner knows".into())
 }
@@ -155,7 +196,11 @@ fn normalize(mut op_def: OpDef) -> OpDef {
 }
 
 fn tf_error(expect: &Value) -> String {
-    expect["error_normalized"].as_str().or(expect["error"].as_str()).unwrap_or("").to_owned()
+    expect["error_normalized"]
+        .as_str()
+        .or(expect["error"].as_str())
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// Our message names the same problem as TF's when TF's message contains
@@ -168,12 +213,16 @@ fn same_problem(ours: &str, expect: &Value) -> Result<(), String> {
         if let Some(tf) = expect[key].as_str() {
             let tf = collapse(tf);
             let tf = tf.as_str();
-            if tf.contains(ours_core) || ours_core.contains(tf.split(" from ").next().unwrap_or(tf)) {
+            if tf.contains(ours_core) || ours_core.contains(tf.split(" from ").next().unwrap_or(tf))
+            {
                 return Ok(());
             }
         }
     }
-    Err(format!("different problem: ours '{ours}', TF's '{}'", tf_error(expect)))
+    Err(format!(
+        "different problem: ours '{ours}', TF's '{}'",
+        tf_error(expect)
+    ))
 }
 
 /// TF's messages wrap context onto new lines (`\n\t for attr 'a'`).

@@ -17,7 +17,11 @@ fn conformance_with_tensorflow_2_21() {
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in &dirs {
         let found = json_files(dir);
-        assert!(!found.is_empty(), "no conformance JSON files in {}", dir.display());
+        assert!(
+            !found.is_empty(),
+            "no conformance JSON files in {}",
+            dir.display()
+        );
         files.extend(found);
     }
     let mut failed = 0;
@@ -29,5 +33,8 @@ fn conformance_with_tensorflow_2_21() {
         }
         failed += report.failures.len();
     }
-    assert_eq!(failed, 0, "{failed} conformance cases differ from TensorFlow (listed above)");
+    assert_eq!(
+        failed, 0,
+        "{failed} conformance cases differ from TensorFlow (listed above)"
+    );
 }

@@ -31,10 +31,11 @@ const FLAGS: &[&str] = &[
     "allows_uninitialized_input",
 ];
 
-/// Names of the standard prelude and of `#[op]`'s own items that a struct
-/// must not take: a unit struct `None` or `Send` would shadow the prelude item
-/// for all code in the generated module. Ops with these names get a trailing
-/// `_` (`Copy` -> `Copy_`; `CopyOp` is another op).
+/// Names of the standard prelude (and registry-core's `Op` trait) that a
+/// struct must not take: the crate re-exports every struct at its root, and a
+/// unit struct `None` or `Send` would shadow the prelude item in any code that
+/// glob-imports it (`use tf_registry_ops::*;`). Ops with these names get a
+/// trailing `_` (`Copy` -> `Copy_`; `CopyOp` is another op).
 const RESERVED: &[&str] = &[
     "AsMut",
     "AsRef",
@@ -96,7 +97,7 @@ pub fn generated_rs_path() -> PathBuf {
 /// The Rust struct name of op `op_name`: the op name where it is a plain
 /// Rust identifier, `>` (TF's namespace separator) replaced by `_`, and `_`
 /// appended to names of the standard prelude (and `Op`), which a unit struct
-/// would shadow for all code in its module.
+/// would shadow for code that glob-imports the crate.
 ///
 /// ```
 /// use tf_registry_ops_gen::struct_name;
