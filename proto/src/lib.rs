@@ -21,6 +21,7 @@
 
 mod data_type;
 mod text_format;
+mod text_printer;
 
 #[allow(missing_docs, clippy::all)]
 mod generated {

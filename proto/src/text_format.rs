@@ -3,9 +3,7 @@
 
 use std::sync::OnceLock;
 
-use prost_reflect::{
-    DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
-};
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 
 /// Why a text-format document could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +50,8 @@ fn descriptor(full_name: &str) -> MessageDescriptor {
 /// ```
 /// use opreg_proto::{AttrValue, TextFormat};
 /// let v = AttrValue::from_pbtxt("list { i: [1, 2] }").unwrap();
-/// assert_eq!(v.to_pbtxt(), "list {\n  i: [1, 2]\n}\n");
+/// assert_eq!(v.to_pbtxt(), "list {\n  i: 1\n  i: 2\n}\n");
+/// assert_eq!(v.to_pbtxt_short(), "list { i: 1 i: 2 }");
 /// ```
 pub trait TextFormat: prost::Message + prost::Name + Default + Sized {
     /// Parses a message from protobuf text format.
@@ -76,18 +75,13 @@ pub trait TextFormat: prost::Message + prost::Name + Default + Sized {
     /// Writes the message as multi-line protobuf text format (two-space indent),
     /// the layout TensorFlow's `text_format` writes.
     fn to_pbtxt(&self) -> String {
-        let mut text =
-            to_dynamic(self).to_text_format_with_options(&FormatOptions::new().pretty(true));
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text
+        crate::text_printer::print(&to_dynamic(self), true)
     }
 
     /// Writes the message as single-line text format (TensorFlow's
     /// `ShortDebugString`).
     fn to_pbtxt_short(&self) -> String {
-        to_dynamic(self).to_text_format()
+        crate::text_printer::print(&to_dynamic(self), false)
     }
 }
 

@@ -77,3 +77,33 @@ fn malformed_inputs_are_errors() {
     assert!(err.to_string().contains("tensorflow.GraphDef"), "{err}");
     assert_eq!(DataType::try_from(1).unwrap(), DataType::DtFloat);
 }
+
+#[test]
+fn pbtxt_printer_writes_what_tensorflow_wrote() {
+    let graphs = shared_dir().join("graphs");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&graphs).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(dir.join("graph.pbtxt")) else {
+            continue;
+        };
+        let graph = GraphDef::from_pbtxt(&text).unwrap();
+        let ours = graph.to_pbtxt();
+        if ours != text {
+            let line = ours
+                .lines()
+                .zip(text.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{}: first difference at line {}:\n  ours: {:?}\n  TF's: {:?}",
+                dir.display(),
+                line + 1,
+                ours.lines().nth(line),
+                text.lines().nth(line)
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared >= 7);
+}
