@@ -53,7 +53,6 @@ mod suggest;
 
 use std::fmt;
 use std::panic::Location;
-use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use opreg_proto::{OpDef, OpList, TextFormat};
@@ -193,40 +192,22 @@ fn resolve_registration(
     })
 }
 
-/// An op registered at run time. The data sits in its own heap allocation,
-/// which is neither moved (when the map grows) nor freed before the registry
-/// is dropped, so references to it may outlive the lock guard.
-struct RuntimeEntry(NonNull<OpRegistrationData>);
+/// An op registered at run time. Its data is leaked on purpose: references
+/// handed out by `look_up` must outlive the lock guard, and run-time
+/// registrations are few and live as long as the process in practice, so a
+/// `&'static` costs a few hundred bytes per op and needs no `unsafe`.
+#[derive(Clone, Copy)]
+struct RuntimeEntry(&'static OpRegistrationData);
 
 impl RuntimeEntry {
     fn new(data: OpRegistrationData) -> Self {
-        RuntimeEntry(NonNull::from(Box::leak(Box::new(data))))
+        RuntimeEntry(Box::leak(Box::new(data)))
     }
 
-    /// # Safety
-    /// The returned reference must not outlive the registry that owns `self`
-    /// (entries are never removed or replaced while it is alive).
-    unsafe fn get<'a>(&self) -> &'a OpRegistrationData {
-        // SAFETY: the pointer comes from `Box::leak` and stays valid until
-        // `Drop`, which only runs once the registry, and so every borrow of
-        // it, is gone; the data is never written after construction.
-        unsafe { self.0.as_ref() }
+    fn get(&self) -> &'static OpRegistrationData {
+        self.0
     }
 }
-
-impl Drop for RuntimeEntry {
-    fn drop(&mut self) {
-        // SAFETY: the pointer comes from `Box::leak` in `new` and is freed
-        // only here, once.
-        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
-    }
-}
-
-// SAFETY: `RuntimeEntry` owns its `OpRegistrationData` like a `Box` does, and
-// only hands out shared references to it.
-unsafe impl Send for RuntimeEntry {}
-// SAFETY: as above; `OpRegistrationData` is `Sync`.
-unsafe impl Sync for RuntimeEntry {}
 
 fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     // No code panics while holding these locks; if one ever did, the data is
@@ -383,8 +364,7 @@ impl OpRegistry {
 
     fn look_up_runtime(&self, name: &str) -> Result<&OpRegistrationData, RegistryError> {
         let found = read(&self.runtime).get(name).map(|entry| {
-            // SAFETY: the reference is tied to `&self`; entries live as long as the registry.
-            unsafe { entry.get() }
+            entry.get()
         });
         found.ok_or_else(|| self.not_found(name))
     }
@@ -419,8 +399,7 @@ impl OpRegistry {
     pub fn op_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.inventory.iter().map(|e| e.registration.name).collect();
         names.extend(read(&self.runtime).values().map(|entry| {
-            // SAFETY: the reference is tied to `&self`; entries live as long as the registry.
-            unsafe { entry.get() }.name()
+            entry.get().name()
         }));
         names.sort_unstable();
         names
@@ -497,12 +476,10 @@ impl OpRegistry {
             None => {
                 let mut runtime = write(&self.runtime);
                 match runtime.get(data.name()) {
-                    // SAFETY: the reference does not outlive this function.
-                    Some(entry) => unsafe { entry.get() }.origin,
+                    Some(entry) => entry.get().origin,
                     None => {
                         let entry = RuntimeEntry::new(data);
-                        // SAFETY: the reference is tied to `&self`; entries live as long as the registry.
-                        let stored = unsafe { entry.get() };
+                        let stored = entry.get();
                         runtime.insert(stored.name().into(), entry);
                         drop(runtime);
                         self.notify(&Ok(()), &stored.op_def);
