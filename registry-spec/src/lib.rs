@@ -35,4 +35,4 @@ pub use default_value::parse_op_def_text;
 pub use error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
 pub use spec::{Deprecation, OpFlags, OpSpec};
 pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES};
-pub use validate::{ValidationError, validate_op_def};
+pub use validate::{ValidationError, ValidationSubject, validate_attr_value, validate_op_def};
