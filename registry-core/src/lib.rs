@@ -16,11 +16,13 @@
 // Lets `#[op]` used inside this crate name it as `::registry_core`.
 extern crate self as registry_core;
 
+pub mod node_def;
 pub mod op;
 pub mod registry;
 pub mod shape;
 #[cfg(feature = "standard-ops")]
 pub mod standard_ops;
+pub mod tensor;
 
 pub use op::{ArgSignature, AttrSignature, Op, OpSignature};
 pub use registry::{OpRegistrationData, OpRegistry, RegistryError};

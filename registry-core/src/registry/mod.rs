@@ -363,9 +363,7 @@ impl OpRegistry {
     }
 
     fn look_up_runtime(&self, name: &str) -> Result<&OpRegistrationData, RegistryError> {
-        let found = read(&self.runtime).get(name).map(|entry| {
-            entry.get()
-        });
+        let found = read(&self.runtime).get(name).map(|entry| entry.get());
         found.ok_or_else(|| self.not_found(name))
     }
 
@@ -398,9 +396,7 @@ impl OpRegistry {
     /// registrations are listed too.
     pub fn op_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.inventory.iter().map(|e| e.registration.name).collect();
-        names.extend(read(&self.runtime).values().map(|entry| {
-            entry.get().name()
-        }));
+        names.extend(read(&self.runtime).values().map(|entry| entry.get().name()));
         names.sort_unstable();
         names
     }

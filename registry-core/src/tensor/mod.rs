@@ -1,0 +1,475 @@
+//! Tensors: a dtype, a [`TensorShape`] and reference-counted [`Storage`].
+//!
+//! Fixed-size elements live in a 64-byte aligned, shared [`HostBuffer`];
+//! typed views ([`Tensor::as_slice`]) are zero-copy and dtype-checked.
+//! [`Tensor::from_proto`] and [`Tensor::to_proto`] convert to and from
+//! TensorFlow's `TensorProto` in all of its encodings.
+//!
+//! ```
+//! use registry_core::tensor::Tensor;
+//!
+//! let t = Tensor::from_vec([2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+//! assert_eq!(t.as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+//! assert!(t.as_slice::<i32>().is_err()); // wrong dtype
+//!
+//! let back = Tensor::from_proto(&t.to_proto()).unwrap();
+//! assert_eq!(back, t);
+//! ```
+
+mod dtype;
+mod proto;
+mod shape;
+mod storage;
+
+use std::sync::Arc;
+
+use opreg_proto::{DataType, DataTypeExt};
+
+pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, is_supported};
+pub use proto::DEFAULT_MAX_PROTO_BYTES;
+pub use shape::{IntoShape, TensorShape};
+pub use storage::{HOST_ALIGNMENT, HostBuffer, Storage};
+
+/// Errors from building, viewing or converting tensors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TensorError {
+    /// A typed view or operation asked for a dtype the tensor does not have.
+    #[error("dtype mismatch: tensor has dtype {}, but {} was requested", name(*.actual), name(*.expected))]
+    DtypeMismatch {
+        /// The dtype asked for.
+        expected: DataType,
+        /// The tensor's dtype.
+        actual: DataType,
+    },
+    /// A shape had a negative (unknown) dimension.
+    #[error(
+        "shape {dims:?} has a negative dimension at index {index}; tensors need fully known shapes"
+    )]
+    NegativeDim {
+        /// The dimensions as given.
+        dims: Vec<i64>,
+        /// The index of the first negative dimension.
+        index: usize,
+    },
+    /// The element count of a shape overflows `i64`.
+    #[error("shape {dims} has too many elements (the count overflows a 64-bit integer)")]
+    ShapeOverflow {
+        /// The dimensions as given.
+        dims: String,
+    },
+    /// A shape proto had `unknown_rank` set.
+    #[error("a tensor's shape must have a known rank")]
+    UnknownRank,
+    /// The number of values does not match the shape.
+    #[error("shape {shape} has {expected} elements, but {actual} values were given")]
+    ElementCount {
+        /// The shape.
+        shape: TensorShape,
+        /// Its element count.
+        expected: usize,
+        /// The number of values given.
+        actual: usize,
+    },
+    /// The proto's dtype is not a valid `DataType` value.
+    #[error("unknown dtype enum value {0}")]
+    UnknownDtype(i32),
+    /// The dtype is valid but tensors of it are not supported.
+    #[error("dtype {} is not supported by Tensor", name(*.0))]
+    UnsupportedDtype(DataType),
+    /// The tensor would need more memory than allowed.
+    #[error("tensor of dtype {} and shape {shape} needs {bytes} bytes, over the limit of {limit}", name(*.dtype))]
+    TooLarge {
+        /// The dtype.
+        dtype: DataType,
+        /// The shape.
+        shape: TensorShape,
+        /// The bytes needed (saturated at `u64::MAX`).
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The allocator could not provide the memory.
+    #[error("failed to allocate {bytes} bytes")]
+    AllocationFailed {
+        /// The bytes asked for.
+        bytes: usize,
+    },
+    /// A typed field holds more values than the shape has elements.
+    #[error("TensorProto of dtype {} and shape {shape} has {count} values in `{field}`, more than its {expected} elements", name(*.dtype))]
+    TooManyValues {
+        /// The dtype.
+        dtype: DataType,
+        /// The shape.
+        shape: TensorShape,
+        /// The field name (`float_val`, ...).
+        field: &'static str,
+        /// The number of values (complex pairs count as one).
+        count: usize,
+        /// The element count of the shape.
+        expected: usize,
+    },
+    /// A complex field holds an odd number of floats.
+    #[error("TensorProto field `{field}` has {count} numbers; complex values need an even count")]
+    OddComplexValues {
+        /// The field name.
+        field: &'static str,
+        /// The number of floats.
+        count: usize,
+    },
+    /// `tensor_content` has the wrong length for the dtype and shape.
+    #[error("TensorProto of dtype {} and shape {shape} has {actual} bytes of tensor_content, expected {expected}", name(*.dtype))]
+    ContentLength {
+        /// The dtype.
+        dtype: DataType,
+        /// The shape.
+        shape: TensorShape,
+        /// The bytes expected (elements × element size).
+        expected: usize,
+        /// The bytes present.
+        actual: usize,
+    },
+    /// `tensor_content` was set on a string tensor (not supported).
+    #[error("tensor_content is not supported for DT_STRING tensors; use string_val")]
+    StringContent,
+    /// Mutable access was asked for while the buffer is shared.
+    #[error(
+        "the tensor's buffer is shared with {refs} handles; mutable access needs a unique buffer"
+    )]
+    SharedBuffer {
+        /// The number of handles sharing the buffer.
+        refs: usize,
+    },
+}
+
+fn name(dtype: DataType) -> &'static str {
+    dtype.type_name()
+}
+
+/// A dense tensor: dtype, shape and shared storage.
+///
+/// Cloning is cheap and shares the buffer (see [`is_unique`](Self::is_unique)
+/// and [`as_mut_slice`](Self::as_mut_slice)). Equality compares dtype, shape
+/// and element bytes (so `NaN == NaN` here when the bits match).
+///
+/// ```
+/// use registry_core::tensor::Tensor;
+/// use registry_core::proto::DataType;
+///
+/// let mut a = Tensor::zeros(DataType::DtInt32, [3]).unwrap();
+/// a.as_mut_slice::<i32>().unwrap()[1] = 7;
+/// let b = a.clone();
+/// assert!(b.shares_buffer_with(&a) && !a.is_unique());
+/// assert!(a.as_mut_slice::<i32>().is_err()); // shared: no in-place writes
+/// drop(b);
+/// assert!(a.is_unique());
+/// assert_eq!(a.as_slice::<i32>().unwrap(), &[0, 7, 0]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Tensor {
+    dtype: DataType,
+    shape: TensorShape,
+    storage: Storage,
+}
+
+impl Tensor {
+    /// A tensor of `shape` holding `data` (row-major), copied into an aligned
+    /// buffer; errors when the lengths differ.
+    pub fn from_vec<T: TensorElement>(
+        shape: impl IntoShape,
+        data: Vec<T>,
+    ) -> Result<Self, TensorError> {
+        Self::from_slice(shape, &data)
+    }
+
+    /// Like [`from_vec`](Self::from_vec), from a slice.
+    pub fn from_slice<T: TensorElement>(
+        shape: impl IntoShape,
+        data: &[T],
+    ) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        check_count(&shape, data.len())?;
+        let mut t = Self::zeros(T::DTYPE, shape)?;
+        t.typed_mut_unchecked::<T>().copy_from_slice(data);
+        Ok(t)
+    }
+
+    /// A rank-0 tensor holding `value`.
+    pub fn scalar<T: TensorElement>(value: T) -> Self {
+        let mut t = match Self::zeros(T::DTYPE, TensorShape::scalar()) {
+            Ok(t) => t,
+            // Out of memory for one element: behave as `Box::new` does.
+            Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>()),
+        };
+        t.typed_mut_unchecked::<T>()[0] = value;
+        t
+    }
+
+    /// A tensor of `dtype` and `shape` filled with zeros (empty strings for
+    /// `DT_STRING`).
+    pub fn zeros(dtype: DataType, shape: impl IntoShape) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        let n = shape.num_elements();
+        let storage = if dtype == DataType::DtString {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n)
+                .map_err(|_| TensorError::AllocationFailed {
+                    bytes: n.saturating_mul(std::mem::size_of::<Vec<u8>>()),
+                })?;
+            v.resize(n, Vec::new());
+            Storage::Strings(Arc::new(v))
+        } else {
+            let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
+            let bytes = n.checked_mul(size).ok_or(TensorError::TooLarge {
+                dtype,
+                shape: shape.clone(),
+                bytes: u64::MAX,
+                limit: isize::MAX as u64,
+            })?;
+            Storage::Host(HostBuffer::zeroed(bytes)?)
+        };
+        Ok(Self {
+            dtype,
+            shape,
+            storage,
+        })
+    }
+
+    /// A `DT_STRING` tensor of `shape` holding `data` (byte strings, not
+    /// necessarily UTF-8).
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    /// let t = Tensor::from_strings([2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap();
+    /// assert_eq!(t.as_strings().unwrap()[1], b"bc");
+    /// ```
+    pub fn from_strings(shape: impl IntoShape, data: Vec<Vec<u8>>) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        check_count(&shape, data.len())?;
+        Ok(Self {
+            dtype: DataType::DtString,
+            shape,
+            storage: Storage::Strings(Arc::new(data)),
+        })
+    }
+
+    /// A rank-0 `DT_STRING` tensor.
+    pub fn scalar_string(value: impl Into<Vec<u8>>) -> Self {
+        Self {
+            dtype: DataType::DtString,
+            shape: TensorShape::scalar(),
+            storage: Storage::Strings(Arc::new(vec![value.into()])),
+        }
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &TensorShape {
+        &self.shape
+    }
+
+    /// The dimension sizes (shorthand for `shape().dims()`).
+    pub fn dims(&self) -> &[usize] {
+        self.shape.dims()
+    }
+
+    /// The number of elements.
+    pub fn num_elements(&self) -> usize {
+        self.shape.num_elements()
+    }
+
+    /// The storage (host buffer or strings).
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// True when no other tensor shares this tensor's buffer, so a kernel may
+    /// forward it to an output and write in place.
+    pub fn is_unique(&self) -> bool {
+        self.storage.is_unique()
+    }
+
+    /// True when both tensors share the same buffer.
+    pub fn shares_buffer_with(&self, other: &Tensor) -> bool {
+        self.storage.ptr_eq(&other.storage)
+    }
+
+    /// The same elements with another shape of equal element count, sharing
+    /// the buffer (no copy).
+    pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor, TensorError> {
+        let shape = shape.into_shape()?;
+        check_count(&shape, self.num_elements())?;
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape,
+            storage: self.storage.clone(),
+        })
+    }
+
+    /// The elements as a slice of `T` (zero-copy); errors unless the tensor's
+    /// dtype is `T::DTYPE`.
+    pub fn as_slice<T: TensorElement>(&self) -> Result<&[T], TensorError> {
+        self.check_dtype(T::DTYPE)?;
+        match &self.storage {
+            Storage::Host(b) => Ok(cast_slice(b.as_bytes())),
+            Storage::Strings(_) => Err(self.mismatch(T::DTYPE)),
+        }
+    }
+
+    /// The elements as a mutable slice of `T` (zero-copy); errors unless the
+    /// dtype is `T::DTYPE` and the buffer is not shared.
+    pub fn as_mut_slice<T: TensorElement>(&mut self) -> Result<&mut [T], TensorError> {
+        self.check_dtype(T::DTYPE)?;
+        match &mut self.storage {
+            Storage::Host(b) => {
+                let refs = b.ref_count();
+                let bytes = b.bytes_mut().ok_or(TensorError::SharedBuffer { refs })?;
+                Ok(cast_slice_mut(bytes))
+            }
+            Storage::Strings(_) => Err(TensorError::DtypeMismatch {
+                expected: T::DTYPE,
+                actual: DataType::DtString,
+            }),
+        }
+    }
+
+    /// The raw element bytes in host order (fixed-size dtypes only, including
+    /// the quantized types, which have no typed view).
+    pub fn as_bytes(&self) -> Result<&[u8], TensorError> {
+        match &self.storage {
+            Storage::Host(b) => Ok(b.as_bytes()),
+            Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+        }
+    }
+
+    /// The elements of a `DT_STRING` tensor.
+    pub fn as_strings(&self) -> Result<&[Vec<u8>], TensorError> {
+        match &self.storage {
+            Storage::Strings(s) => Ok(s),
+            Storage::Host(_) => Err(self.mismatch(DataType::DtString)),
+        }
+    }
+
+    /// The elements of a `DT_STRING` tensor, mutably; errors when shared.
+    pub fn as_mut_strings(&mut self) -> Result<&mut [Vec<u8>], TensorError> {
+        let dtype = self.dtype;
+        match &mut self.storage {
+            Storage::Strings(s) => {
+                let refs = Arc::strong_count(s);
+                Arc::get_mut(s)
+                    .map(|v| v.as_mut_slice())
+                    .ok_or(TensorError::SharedBuffer { refs })
+            }
+            Storage::Host(_) => Err(TensorError::DtypeMismatch {
+                expected: DataType::DtString,
+                actual: dtype,
+            }),
+        }
+    }
+
+    fn check_dtype(&self, expected: DataType) -> Result<(), TensorError> {
+        if self.dtype == expected {
+            Ok(())
+        } else {
+            Err(self.mismatch(expected))
+        }
+    }
+
+    fn mismatch(&self, expected: DataType) -> TensorError {
+        TensorError::DtypeMismatch {
+            expected,
+            actual: self.dtype,
+        }
+    }
+
+    /// Typed mutable access to a freshly made (unique) host tensor whose
+    /// storage type is `T` (which may differ from `dtype` for quantized
+    /// types). Panics only on an internal bug.
+    pub(crate) fn typed_mut_unchecked<T: TensorElement>(&mut self) -> &mut [T] {
+        match &mut self.storage {
+            Storage::Host(b) => cast_slice_mut(
+                b.bytes_mut()
+                    .expect("internal: freshly made tensor buffer is unique"),
+            ),
+            Storage::Strings(_) => unreachable!("internal: typed access to a string tensor"),
+        }
+    }
+
+    /// The host elements viewed as storage type `T`, ignoring the dtype
+    /// (for quantized types stored as plain integers). `T` must have the
+    /// dtype's element size and be the type the buffer was written as.
+    pub(crate) fn storage_slice<T: TensorElement>(&self) -> &[T] {
+        match &self.storage {
+            Storage::Host(b) => cast_slice(b.as_bytes()),
+            Storage::Strings(_) => &[],
+        }
+    }
+
+    pub(crate) fn from_parts(dtype: DataType, shape: TensorShape, storage: Storage) -> Self {
+        Self {
+            dtype,
+            shape,
+            storage,
+        }
+    }
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Self) -> bool {
+        if self.dtype != other.dtype || self.shape != other.shape {
+            return false;
+        }
+        match (&self.storage, &other.storage) {
+            (Storage::Host(a), Storage::Host(b)) => a.as_bytes() == b.as_bytes(),
+            (Storage::Strings(a), Storage::Strings(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {
+    if shape.num_elements() == actual {
+        Ok(())
+    } else {
+        Err(TensorError::ElementCount {
+            shape: shape.clone(),
+            expected: shape.num_elements(),
+            actual,
+        })
+    }
+}
+
+/// Views host bytes as elements. `bytes` must come from a [`HostBuffer`]
+/// (64-byte aligned) whose length is a multiple of `size_of::<T>()`.
+fn cast_slice<T: TensorElement>(bytes: &[u8]) -> &[T] {
+    let size = std::mem::size_of::<T>();
+    assert!(
+        bytes.as_ptr().align_offset(std::mem::align_of::<T>()) == 0
+            && bytes.len().is_multiple_of(size),
+        "internal: misaligned or ragged tensor buffer"
+    );
+    // SAFETY: the pointer is aligned for `T` and valid for `bytes.len()`
+    // bytes (checked above, and `T` is never zero-sized); every `T` is
+    // plain data for which the buffer's bytes are a valid value: buffers
+    // start zeroed (zero is valid for every `TensorElement`) and are only
+    // written through typed `&mut [T]` of the tensor's own storage type,
+    // so a `bool` byte is always 0 or 1. The lifetime is tied to `bytes`.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) }
+}
+
+/// Mutable form of [`cast_slice`].
+fn cast_slice_mut<T: TensorElement>(bytes: &mut [u8]) -> &mut [T] {
+    let size = std::mem::size_of::<T>();
+    assert!(
+        bytes.as_ptr().align_offset(std::mem::align_of::<T>()) == 0
+            && bytes.len().is_multiple_of(size),
+        "internal: misaligned or ragged tensor buffer"
+    );
+    // SAFETY: as in `cast_slice`; the exclusive borrow of `bytes` moves into
+    // the returned slice, and any value written through it is a valid `T`,
+    // so the bytes stay valid for the next typed read.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), bytes.len() / size) }
+}
