@@ -39,3 +39,8 @@ pub mod __private {
     pub use inventory;
     pub use opreg_proto::DataType;
 }
+
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
