@@ -32,17 +32,20 @@ pub(crate) fn parse_arg(spec: &str, is_output: bool, op_def: &mut OpDef) -> Resu
 
 fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failure> {
     let mut c = Cursor::new(spec);
-    let name = consume_name_colon(&mut c).ok_or_else(|| {
-        let end = spec.find(':').unwrap_or(spec.len());
-        let head = &spec[..end];
-        // `CAPS: int32` -> `caps`; only for a single identifier-like word.
-        let head = head.trim();
-        let hint = (head.chars().any(|ch| ch.is_ascii_uppercase())
-            && head.bytes().all(is_letter_digit_underscore))
-        .then(|| head.to_ascii_lowercase())
-        .filter(|h| h.starts_with(|ch: char| ch.is_ascii_lowercase()));
-        Failure::at(K::ArgName, 0..end).suggest(hint)
-    })?;
+    // TF's ConsumeInOutName: lowercase letter, then lowercase letters, digits, `_`.
+    let name = c
+        .name_colon(is_lower, is_lower_digit_underscore)
+        .ok_or_else(|| {
+            let end = spec.find(':').unwrap_or(spec.len());
+            let head = &spec[..end];
+            // `CAPS: int32` -> `caps`; only for a single identifier-like word.
+            let head = head.trim();
+            let hint = (head.chars().any(|ch| ch.is_ascii_uppercase())
+                && head.bytes().all(is_letter_digit_underscore))
+            .then(|| head.to_ascii_lowercase())
+            .filter(|h| h.starts_with(|ch: char| ch.is_ascii_lowercase()));
+            Failure::at(K::ArgName, 0..end).suggest(hint)
+        })?;
     arg.name = name.to_owned();
 
     let save = c;
@@ -154,18 +157,6 @@ fn apply_implied_minimums(arg: &ArgDef, op_def: &mut OpDef) {
         attr.has_minimum = true;
         attr.minimum = 1;
     }
-}
-
-/// TF's ConsumeInOutName: a lowercase letter, then lowercase letters,
-/// digits, `_`; spaces; `:`; spaces.
-fn consume_name_colon<'a>(c: &mut Cursor<'a>) -> Option<&'a str> {
-    let range = c.token(is_lower, is_lower_digit_underscore)?;
-    c.skip_space();
-    if !c.eat(":") {
-        return None;
-    }
-    c.skip_space();
-    Some(c.slice(range))
 }
 
 /// Whether an arg error only repeats the failure of an attr it references

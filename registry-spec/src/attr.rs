@@ -31,10 +31,12 @@ pub(crate) fn parse_attr(spec: &str, op_def: &mut OpDef) -> Result<(), Failure> 
     let attr = op_def.attr.last_mut().expect("just pushed");
     let mut c = Cursor::new(spec);
 
-    let name = consume_name_colon(&mut c).ok_or_else(|| {
-        let end = spec.find(':').unwrap_or(spec.len());
-        Failure::at(K::AttrName, 0..end)
-    })?;
+    let name = c
+        .name_colon(is_letter, is_letter_digit_underscore)
+        .ok_or_else(|| {
+            let end = spec.find(':').unwrap_or(spec.len());
+            Failure::at(K::AttrName, 0..end)
+        })?;
     attr.name = name.to_owned();
 
     let is_list = consume_list_prefix(&mut c);
@@ -109,20 +111,6 @@ fn trailing_hint(spec: &str, type_start: usize, pos: usize, base_type: &str) -> 
         return nearest(word, SCALAR_TYPES.iter().copied().chain(type_words()));
     }
     None
-}
-
-/// `<name>:` with TF's ConsumeAttrName classes (a letter, then letters,
-/// digits, `_`), then optional spaces.
-fn consume_name_colon<'a>(c: &mut Cursor<'a>) -> Option<&'a str> {
-    let save = *c;
-    let range = c.token(is_letter, is_letter_digit_underscore)?;
-    c.skip_space();
-    if !c.eat(":") {
-        *c = save;
-        return None;
-    }
-    c.skip_space();
-    Some(c.slice(range))
 }
 
 fn consume_list_prefix(c: &mut Cursor<'_>) -> bool {

@@ -12,13 +12,8 @@ use crate::suggest::nearest;
 /// the byte offset where the text after `name: ` starts.
 fn doc_name_colon(line: &str) -> Option<(&str, usize)> {
     let mut c = Cursor::new(line);
-    let range = c.token(is_letter, is_letter_digit_underscore)?;
-    c.skip_space();
-    if !c.eat(":") {
-        return None;
-    }
-    c.skip_space();
-    Some((&line[range], c.pos()))
+    let name = c.name_colon(is_letter, is_letter_digit_underscore)?;
+    Some((name, c.pos()))
 }
 
 /// Applies Doc text to `op_def` (summary, description, arg/attr descriptions).

@@ -122,6 +122,24 @@ impl<'a> Cursor<'a> {
         self.take_while(rest);
         Some(start..self.pos)
     }
+    /// TF's `<name>:` prefix (ConsumeAttrName, ConsumeInOutName,
+    /// ConsumeDocNameColon): a `first` byte, any `rest` bytes, spaces, `:`,
+    /// spaces. Returns the name; on failure the cursor is left unmoved.
+    pub fn name_colon(
+        &mut self,
+        first: impl Fn(u8) -> bool,
+        rest: impl Fn(u8) -> bool,
+    ) -> Option<&'a str> {
+        let save = *self;
+        let range = self.token(first, rest)?;
+        self.skip_space();
+        if !self.eat(":") {
+            *self = save;
+            return None;
+        }
+        self.skip_space();
+        Some(self.slice(range))
+    }
     pub fn slice(&self, range: Range<usize>) -> &'a str {
         &self.text[range]
     }
