@@ -17,43 +17,14 @@ use serde_json::Value;
 
 registry_core::link_ops!(tf_registry_ops);
 
-/// The specs of every case of `tf_registry_2_21.json`, as `OpSpec`s.
+/// The specs of every case of `tf_registry_2_21.json`, as `OpSpec`s (built
+/// by the conformance runner's `spec_of`, the one reader of the case format).
 fn op_specs() -> Vec<OpSpec> {
     let json = std::fs::read_to_string(tf_registry_ops_gen::registry_json_path()).unwrap();
-    let cases: Value = serde_json::from_str(&json).unwrap();
-    let strings = |case: &Value, key: &str| -> Vec<String> {
-        case[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_owned())
-            .collect()
-    };
+    let cases: Vec<Value> = serde_json::from_str(&json).unwrap();
     cases
-        .as_array()
-        .unwrap()
         .iter()
-        .map(|case| {
-            let mut spec = OpSpec::new(case["name"].as_str().unwrap());
-            spec.inputs = strings(case, "inputs");
-            spec.outputs = strings(case, "outputs");
-            spec.attrs = strings(case, "attrs");
-            spec.control_outputs = strings(case, "control_outputs");
-            for flag in strings(case, "flags") {
-                spec = match flag.as_str() {
-                    "commutative" => spec.commutative(),
-                    "aggregate" => spec.aggregate(),
-                    "stateful" => spec.stateful(),
-                    "allows_uninitialized_input" => spec.allows_uninitialized_input(),
-                    other => panic!("unknown flag {other}"),
-                };
-            }
-            if let Some(dep) = case["deprecated"].as_object() {
-                let version = i32::try_from(dep["version"].as_i64().unwrap()).unwrap();
-                spec = spec.deprecated(version, dep["explanation"].as_str().unwrap());
-            }
-            spec
-        })
+        .map(opreg_tests::conformance::spec_of)
         .collect()
 }
 
