@@ -1,5 +1,38 @@
-//! CPU kernels of opreg's standard ops.
+//! CPU kernels of opreg's standard ops, registered with
+//! [`#[kernel]`](registry_core::kernel) for every type TensorFlow 2.21's CPU
+//! kernels support.
 //!
-//! Not written yet: the kernel registry, `#[kernel]` and the CPU kernels
-//! arrive with the "Kernels" issue. The crate exists now so the workspace has
-//! its final layout.
+//! Cargo features select kernel groups (all on by default): `math`, `nn`,
+//! `array`, `reduce`. A binary built with one group contains only those
+//! kernels.
+//!
+//! Kernels are found through the global
+//! [`KernelRegistry`](registry_core::KernelRegistry); name this crate once in
+//! the binary (e.g. `kernels_cpu::link()`) so the linker keeps it.
+
+pub mod numeric;
+pub mod util;
+
+#[cfg(feature = "array")]
+pub mod array;
+#[cfg(feature = "math")]
+pub mod math;
+#[cfg(feature = "nn")]
+pub mod nn;
+#[cfg(feature = "reduce")]
+pub mod reduce;
+
+/// Makes sure this crate (and so its kernel registrations) is linked into
+/// the binary. Returns the number of CPU kernel registrations the global
+/// registry holds.
+///
+/// ```
+/// assert!(kernels_cpu::link() > 0);
+/// ```
+pub fn link() -> usize {
+    registry_core::KernelRegistry::global()
+        .all()
+        .iter()
+        .filter(|r| r.device == registry_core::kernel::DEVICE_CPU)
+        .count()
+}

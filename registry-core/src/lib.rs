@@ -16,6 +16,7 @@
 // Lets `#[op]` used inside this crate name it as `::registry_core`.
 extern crate self as registry_core;
 
+pub mod kernel;
 pub mod node_def;
 pub mod op;
 pub mod registry;
@@ -24,9 +25,13 @@ pub mod shape;
 pub mod standard_ops;
 pub mod tensor;
 
+pub use kernel::{
+    BuildKernel, KernelError, KernelInstance, KernelRegistry, OpKernel, OpKernelConstruction,
+    OpKernelContext, create_op_kernel,
+};
 pub use op::{ArgSignature, AttrSignature, Op, OpSignature};
 pub use registry::{OpRegistrationData, OpRegistry, RegistryError};
-pub use registry_macros::op;
+pub use registry_macros::{kernel, op};
 
 pub use opreg_proto as proto;
 pub use registry_spec as spec;
@@ -35,7 +40,9 @@ pub use registry_spec as spec;
 /// public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::kernel::{FnKernel, KernelRegistration, OpKernel, TypeConstraint, build_boxed};
     pub use crate::op::{OpRegistration, SourceLocation};
+    pub use crate::tensor::TensorElement;
     pub use inventory;
     pub use opreg_proto::DataType;
 }

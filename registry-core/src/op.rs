@@ -109,6 +109,35 @@ impl OpSignature {
         None
     }
 
+    /// Whether the op has an attr `name` of kind `type` or `list(type)`.
+    /// Usable in `const` context.
+    pub const fn is_type_attr(&self, name: &str) -> bool {
+        match self.attr(name) {
+            Some(attr) => str_eq(attr.attr_type, "type") || str_eq(attr.attr_type, "list(type)"),
+            None => false,
+        }
+    }
+
+    /// Whether the op has an input or output called `name`. Usable in
+    /// `const` context (`#[kernel]` checks its `host_memory` args with it).
+    pub const fn has_arg(&self, name: &str) -> bool {
+        let mut i = 0;
+        while i < self.inputs.len() {
+            if str_eq(self.inputs[i].name, name) {
+                return true;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < self.outputs.len() {
+            if str_eq(self.outputs[i].name, name) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Whether `attr` is a `type` or `list(type)` attr that allows `dtype`.
     /// Usable in `const` context (the `#[kernel]` macro asserts it).
     pub const fn allows_type(&self, attr: &str, dtype: DataType) -> bool {

@@ -9,6 +9,7 @@ mod args;
 mod doc;
 mod errors;
 mod expand;
+mod kernel;
 
 use proc_macro::TokenStream;
 
@@ -127,4 +128,49 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into()).into()
+}
+
+/// Registers a kernel: TensorFlow's `REGISTER_KERNEL_BUILDER`, checked
+/// against the op at compile time.
+///
+/// On a function `fn(&mut OpKernelContext<'_>) -> Result<(), KernelError>`
+/// (a stateless kernel) or on a type implementing `BuildKernel` and
+/// `OpKernel` (built once per node from its attrs):
+///
+/// ```ignore
+/// use registry_core::{kernel, kernel::{KernelError, OpKernelContext}, standard_ops::Abs};
+///
+/// #[kernel(op = Abs, device = CPU, T = [float, double, int32])]
+/// fn abs<T: Copy + PartialOrd + std::ops::Neg<Output = T> + Default>(
+///     ctx: &mut OpKernelContext<'_>,
+/// ) -> Result<(), KernelError> {
+///     // ...
+/// #   Ok(())
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `op = Path`: the op's struct, declared with `#[op]` (in any crate).
+/// - `device = CPU | GPU | "Name"`: the device type.
+/// - `Attr = [types]`: a type constraint. Types are TF's names (`float`,
+///   `int32`, `DT_HALF`) or Rust's (`f32`, `i32`, `f16`). A list expands into
+///   one registration per type (every combination, with several
+///   constraints). A generic parameter named like the attr (`fn abs<T>`) is
+///   instantiated with each type's Rust element type.
+/// - `host_memory = ["arg", ...]`: args kept in host memory.
+/// - `label = "..."`: only nodes whose `_kernel` attr is this label get it.
+/// - `priority = N`: among matching kernels the highest priority wins.
+/// - `crate = path`: where `registry_core` is.
+///
+/// # Compile-time checks
+///
+/// The op must exist and implement `Op`; every constrained attr must be one
+/// of its `type` or `list(type)` attrs; every type must be in the attr's
+/// allowed set; every host-memory arg must be one of its inputs or outputs.
+/// Each violation is a compile error pointing at the offending name, e.g.
+/// ``#[kernel]: op `Abs` does not allow type `string` for attr `T` ``.
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand(args.into(), item.into()).into()
 }

@@ -16,6 +16,7 @@
 //! assert_eq!(back, t);
 //! ```
 
+mod complex_ops;
 mod dtype;
 mod proto;
 mod shape;

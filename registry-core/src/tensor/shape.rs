@@ -4,6 +4,7 @@
 use std::fmt;
 
 use opreg_proto::{TensorShapeProto, tensor_shape_proto::Dim};
+use smallvec::SmallVec;
 
 use super::TensorError;
 
@@ -23,7 +24,7 @@ use super::TensorError;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct TensorShape {
-    dims: Vec<usize>,
+    dims: SmallVec<[usize; 4]>,
     num_elements: usize,
 }
 
@@ -46,7 +47,7 @@ impl TensorShape {
                 })?;
         }
         Ok(Self {
-            dims: dims.to_vec(),
+            dims: SmallVec::from_slice(dims),
             num_elements: n,
         })
     }
@@ -54,7 +55,7 @@ impl TensorShape {
     /// A shape from TensorFlow's signed dimension sizes; errors for a
     /// negative (unknown) dimension or an overflowing element count.
     pub fn from_i64(dims: &[i64]) -> Result<Self, TensorError> {
-        let mut out = Vec::with_capacity(dims.len());
+        let mut out: SmallVec<[usize; 4]> = SmallVec::with_capacity(dims.len());
         for (index, &d) in dims.iter().enumerate() {
             let d = usize::try_from(d).map_err(|_| TensorError::NegativeDim {
                 dims: dims.to_vec(),
@@ -70,7 +71,7 @@ impl TensorShape {
     /// The shape of a scalar: rank 0, one element.
     pub fn scalar() -> Self {
         Self {
-            dims: Vec::new(),
+            dims: SmallVec::new(),
             num_elements: 1,
         }
     }

@@ -1,0 +1,3 @@
+//! Element-wise math, casts, comparisons, logic, Select, AddN and MatMul.
+
+mod unary;

@@ -1,0 +1,156 @@
+//! Element-type traits the kernels are generic over: every tensor element
+//! ([`Element`]), numbers with arithmetic ([`Number`], complex included),
+//! ordered real numbers ([`Real`]) and floating-point types ([`Float`],
+//! `half` and `bfloat16` included).
+
+use std::fmt::Debug;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use registry_core::tensor::{Complex64, Complex128, TensorElement, bf16, f16};
+
+/// Any fixed-size tensor element (numbers, `bool`, complex).
+pub trait Element: TensorElement + Copy + Default + Debug + Send + Sync + 'static {}
+
+impl<T: TensorElement + Copy + Default + Debug + Send + Sync + 'static> Element for T {}
+
+/// A number with `+ - * /` (real or complex).
+pub trait Number:
+    Element + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+}
+
+/// A real (ordered) number: integers and floating-point types.
+pub trait Real: Number + PartialOrd {
+    /// The smallest value (negative infinity for floats).
+    const LOWEST: Self;
+    /// The largest value (infinity for floats).
+    const HIGHEST: Self;
+}
+
+/// A floating-point type: `f32`, `f64`, `f16`, `bf16`.
+pub trait Float: Real + Neg<Output = Self> + num_traits::Float {
+    /// Widens to `f32` (exact for `f16`/`bf16`/`f32`).
+    fn to_f32(self) -> f32;
+    /// Rounds an `f32` to this type (round to nearest even).
+    fn from_f32(v: f32) -> Self;
+    /// Widens to `f64`.
+    fn to_f64(self) -> f64;
+    /// Rounds an `f64` to this type.
+    fn from_f64(v: f64) -> Self;
+}
+
+macro_rules! int_number {
+    ($($t:ty),*) => {$(
+        impl Number for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+        }
+        impl Real for $t {
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
+        }
+    )*};
+}
+
+int_number!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Number for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+}
+impl Real for f32 {
+    const LOWEST: Self = f32::NEG_INFINITY;
+    const HIGHEST: Self = f32::INFINITY;
+}
+impl Float for f32 {
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline]
+    fn from_f32(v: f32) -> Self {
+        v
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Number for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+}
+impl Real for f64 {
+    const LOWEST: Self = f64::NEG_INFINITY;
+    const HIGHEST: Self = f64::INFINITY;
+}
+impl Float for f64 {
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline]
+    fn from_f32(v: f32) -> Self {
+        f64::from(v)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+macro_rules! half_float {
+    ($($t:ident),*) => {$(
+        impl Number for $t {
+            const ZERO: Self = $t::ZERO;
+            const ONE: Self = $t::ONE;
+        }
+        impl Real for $t {
+            const LOWEST: Self = $t::NEG_INFINITY;
+            const HIGHEST: Self = $t::INFINITY;
+        }
+        impl Float for $t {
+            #[inline]
+            fn to_f32(self) -> f32 {
+                $t::to_f32(self)
+            }
+            #[inline]
+            fn from_f32(v: f32) -> Self {
+                $t::from_f32(v)
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                $t::to_f64(self)
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                $t::from_f64(v)
+            }
+        }
+    )*};
+}
+
+half_float!(f16, bf16);
+
+impl Number for Complex64 {
+    const ZERO: Self = Complex64::new(0.0, 0.0);
+    const ONE: Self = Complex64::new(1.0, 0.0);
+}
+
+impl Number for Complex128 {
+    const ZERO: Self = Complex128::new(0.0, 0.0);
+    const ONE: Self = Complex128::new(1.0, 0.0);
+}

@@ -1,0 +1,2 @@
+//! Helpers shared by the kernels: broadcasting, element-wise loops, shape
+//! checks.

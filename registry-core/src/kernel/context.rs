@@ -1,0 +1,205 @@
+//! [`OpKernelContext`]: what a kernel sees each time it computes (TF's
+//! `OpKernelContext`): its inputs, typed views, output allocation and input
+//! forwarding.
+
+use opreg_proto::DataType;
+use smallvec::SmallVec;
+
+use super::{KernelError, NodeInfo};
+use crate::tensor::{IntoShape, Tensor, TensorElement, TensorShape};
+
+/// A small vector of tensors: a node's inputs or outputs, inline up to four.
+pub type TensorVec = SmallVec<[Tensor; 4]>;
+
+/// One call of a kernel: the node it belongs to, its inputs, and the
+/// outputs it produces.
+///
+/// Inputs are owned by the context, so a kernel can [forward](Self::forward_input)
+/// an input's buffer to an output and compute in place when nothing else
+/// shares it (TF's `forward_input_or_allocate_output`).
+///
+/// ```
+/// use registry_core::kernel::{KernelError, NodeInfo, OpKernelContext};
+/// use registry_core::proto::DataType;
+/// use registry_core::tensor::Tensor;
+///
+/// let info = NodeInfo::new("neg", "Neg", "CPU", vec![DataType::DtFloat], vec![DataType::DtFloat]);
+/// let mut ctx = OpKernelContext::new(&info, [Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap()]);
+/// if ctx.forward_input(0, 0)? {
+///     for v in ctx.output_mut(0)?.as_mut_slice::<f32>()? {
+///         *v = -*v;
+///     }
+/// }
+/// let outputs = ctx.into_outputs()?;
+/// assert_eq!(outputs[0].as_slice::<f32>()?, &[-1.0, 2.0]);
+/// # Ok::<(), KernelError>(())
+/// ```
+#[derive(Debug)]
+pub struct OpKernelContext<'a> {
+    info: &'a NodeInfo,
+    inputs: SmallVec<[Option<Tensor>; 4]>,
+    outputs: SmallVec<[Option<Tensor>; 2]>,
+}
+
+impl<'a> OpKernelContext<'a> {
+    /// A context for one call of the kernel of `info`'s node. The inputs are
+    /// not checked here ([`KernelInstance::compute`](super::KernelInstance::compute)
+    /// checks their count and dtypes).
+    pub fn new(info: &'a NodeInfo, inputs: impl IntoIterator<Item = Tensor>) -> Self {
+        let mut outputs = SmallVec::new();
+        outputs.resize(info.output_types().len(), None);
+        Self {
+            info,
+            inputs: inputs.into_iter().map(Some).collect(),
+            outputs,
+        }
+    }
+
+    /// The node this call belongs to.
+    pub fn info(&self) -> &'a NodeInfo {
+        self.info
+    }
+
+    /// The node's name.
+    pub fn node_name(&self) -> &'a str {
+        self.info.node_name()
+    }
+
+    /// The number of inputs.
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Input `index`.
+    pub fn input(&self, index: usize) -> Result<&Tensor, KernelError> {
+        match self.inputs.get(index) {
+            Some(Some(t)) => Ok(t),
+            Some(None) => Err(KernelError::InputForwarded { index }),
+            None => Err(KernelError::InputIndex {
+                index,
+                count: self.inputs.len(),
+            }),
+        }
+    }
+
+    /// Input `index` viewed as a slice of `T` (errors when its dtype is not `T`'s).
+    pub fn input_slice<T: TensorElement>(&self, index: usize) -> Result<&[T], KernelError> {
+        Ok(self.input(index)?.as_slice::<T>()?)
+    }
+
+    /// Takes input `index` out of the context (it cannot be read again).
+    pub fn take_input(&mut self, index: usize) -> Result<Tensor, KernelError> {
+        let count = self.inputs.len();
+        match self.inputs.get_mut(index) {
+            Some(slot @ Some(_)) => slot.take().ok_or(KernelError::InputForwarded { index }),
+            Some(None) => Err(KernelError::InputForwarded { index }),
+            None => Err(KernelError::InputIndex { index, count }),
+        }
+    }
+
+    /// The number of outputs.
+    pub fn num_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// The dtype the node declares for output `index`.
+    pub fn output_type(&self, index: usize) -> Result<DataType, KernelError> {
+        self.info
+            .output_types()
+            .get(index)
+            .copied()
+            .ok_or(KernelError::OutputIndex {
+                index,
+                count: self.outputs.len(),
+            })
+    }
+
+    /// Allocates output `index` with `shape` and the node's dtype for it,
+    /// zero-filled, and returns it for writing.
+    pub fn allocate_output(
+        &mut self,
+        index: usize,
+        shape: impl IntoShape,
+    ) -> Result<&mut Tensor, KernelError> {
+        let dtype = self.output_type(index)?;
+        let tensor = Tensor::zeros(dtype, shape)?;
+        Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// Moves input `input` into output `output` when the kernel may write to
+    /// it in place: it has the output's dtype and nothing else shares its
+    /// buffer. Returns whether it did; after `true` the input can no longer
+    /// be read and the output holds the input's values (with its shape).
+    pub fn forward_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
+        let dtype = self.output_type(output)?;
+        let tensor = self.input(input)?;
+        if tensor.dtype() != dtype || !tensor.is_unique() {
+            return Ok(false);
+        }
+        let tensor = self.take_input(input)?;
+        self.outputs[output] = Some(tensor);
+        Ok(true)
+    }
+
+    /// Like [`forward_input`](Self::forward_input), but the output gets
+    /// `shape` (which must have the input's element count, else nothing is
+    /// forwarded).
+    pub fn forward_input_with_shape(
+        &mut self,
+        input: usize,
+        output: usize,
+        shape: &TensorShape,
+    ) -> Result<bool, KernelError> {
+        if self.input(input)?.num_elements() != shape.num_elements() {
+            return Ok(false);
+        }
+        if !self.forward_input(input, output)? {
+            return Ok(false);
+        }
+        let slot = &mut self.outputs[output];
+        if let Some(t) = slot.as_ref()
+            && t.shape() != shape
+        {
+            *slot = Some(t.reshape(shape.clone())?);
+        }
+        Ok(true)
+    }
+
+    /// Sets output `index` to `tensor`, which must have the node's dtype for it.
+    pub fn set_output(&mut self, index: usize, tensor: Tensor) -> Result<(), KernelError> {
+        let expected = self.output_type(index)?;
+        if tensor.dtype() != expected {
+            return Err(KernelError::OutputDtype {
+                index,
+                expected,
+                actual: tensor.dtype(),
+            });
+        }
+        self.outputs[index] = Some(tensor);
+        Ok(())
+    }
+
+    /// Output `index`, if it was set.
+    pub fn output(&self, index: usize) -> Option<&Tensor> {
+        self.outputs.get(index).and_then(Option::as_ref)
+    }
+
+    /// Output `index` for writing; errors when it was not allocated or set.
+    pub fn output_mut(&mut self, index: usize) -> Result<&mut Tensor, KernelError> {
+        let count = self.outputs.len();
+        match self.outputs.get_mut(index) {
+            Some(Some(t)) => Ok(t),
+            Some(None) => Err(KernelError::MissingOutput { index }),
+            None => Err(KernelError::OutputIndex { index, count }),
+        }
+    }
+
+    /// The outputs, in order; errors if the kernel left one unset.
+    pub fn into_outputs(self) -> Result<TensorVec, KernelError> {
+        let mut out = TensorVec::with_capacity(self.outputs.len());
+        for (index, slot) in self.outputs.into_iter().enumerate() {
+            out.push(slot.ok_or(KernelError::MissingOutput { index })?);
+        }
+        Ok(out)
+    }
+}

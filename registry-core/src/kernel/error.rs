@@ -1,0 +1,158 @@
+//! [`KernelError`]: why building or running a kernel failed (TensorFlow's
+//! `Status` codes, as a typed enum).
+
+use opreg_proto::{DataType, DataTypeExt};
+
+use crate::tensor::TensorError;
+
+/// Why a kernel could not be built from a node or could not compute.
+///
+/// The variants follow TensorFlow's status codes where a kernel reports a
+/// problem with its inputs (`InvalidArgument`, `OutOfRange`, `Unimplemented`,
+/// `ResourceExhausted`, `Internal`), plus typed variants for the mistakes the
+/// context itself detects (a bad input or output index, a dtype mismatch).
+///
+/// ```
+/// use registry_core::kernel::KernelError;
+/// let err = KernelError::invalid_argument(format!("In[0] is not a matrix: shape {}", "[3]"));
+/// assert_eq!(err.to_string(), "In[0] is not a matrix: shape [3]");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// An input's shape or value is not acceptable (TF's `InvalidArgument`).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// A value is outside the range the kernel accepts (TF's `OutOfRange`).
+    #[error("{0}")]
+    OutOfRange(String),
+    /// The kernel does not support this case (TF's `Unimplemented`).
+    #[error("{0}")]
+    Unimplemented(String),
+    /// The result would be too large to allocate (TF's `ResourceExhausted`).
+    #[error("{0}")]
+    ResourceExhausted(String),
+    /// A broken invariant inside the kernel (TF's `Internal`).
+    #[error("{0}")]
+    Internal(String),
+    /// An attr the kernel reads is missing or has the wrong kind.
+    #[error("attr '{attr}' of node '{node}' (op '{op}'): {message}")]
+    Attr {
+        /// The node's name.
+        node: String,
+        /// The node's op.
+        op: String,
+        /// The attr's name.
+        attr: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The kernel asked for an input index the node does not have.
+    #[error("input index {index} is out of range: the node has {count} inputs")]
+    InputIndex {
+        /// The index asked for.
+        index: usize,
+        /// The number of inputs.
+        count: usize,
+    },
+    /// The kernel asked for an input that it has already forwarded to an output.
+    #[error("input {index} was forwarded to an output and can no longer be read")]
+    InputForwarded {
+        /// The input's index.
+        index: usize,
+    },
+    /// The kernel asked for an output index the node does not have.
+    #[error("output index {index} is out of range: the node has {count} outputs")]
+    OutputIndex {
+        /// The index asked for.
+        index: usize,
+        /// The number of outputs.
+        count: usize,
+    },
+    /// The caller gave a different number of inputs than the node has.
+    #[error("expected {expected} inputs, got {actual}")]
+    InputCount {
+        /// The node's input count.
+        expected: usize,
+        /// The number given.
+        actual: usize,
+    },
+    /// An input has another dtype than the node declares for it.
+    #[error("input {index} has dtype {}, but the node expects {}", .actual.type_name(), .expected.type_name())]
+    InputDtype {
+        /// The input's index.
+        index: usize,
+        /// The dtype the node declares.
+        expected: DataType,
+        /// The dtype given.
+        actual: DataType,
+    },
+    /// The kernel set an output of another dtype than the node declares.
+    #[error("output {index} was set with dtype {}, but the node declares {}", .actual.type_name(), .expected.type_name())]
+    OutputDtype {
+        /// The output's index.
+        index: usize,
+        /// The dtype the node declares.
+        expected: DataType,
+        /// The dtype the kernel produced.
+        actual: DataType,
+    },
+    /// The kernel returned without setting an output.
+    #[error("the kernel did not set output {index}")]
+    MissingOutput {
+        /// The output's index.
+        index: usize,
+    },
+    /// Building, viewing or allocating a tensor failed.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+}
+
+impl KernelError {
+    /// TF's `errors::InvalidArgument`.
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::InvalidArgument(message.into())
+    }
+
+    /// TF's `errors::OutOfRange`.
+    pub fn out_of_range(message: impl Into<String>) -> Self {
+        Self::OutOfRange(message.into())
+    }
+
+    /// TF's `errors::Unimplemented`.
+    pub fn unimplemented(message: impl Into<String>) -> Self {
+        Self::Unimplemented(message.into())
+    }
+
+    /// TF's `errors::ResourceExhausted`.
+    pub fn resource_exhausted(message: impl Into<String>) -> Self {
+        Self::ResourceExhausted(message.into())
+    }
+
+    /// TF's `errors::Internal`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::Internal(message.into())
+    }
+}
+
+/// Returns early with [`KernelError::InvalidArgument`] unless `cond` holds
+/// (TF's `OP_REQUIRES(ctx, cond, errors::InvalidArgument(...))`).
+///
+/// ```
+/// use registry_core::{kernel::KernelError, kernel_ensure};
+/// fn check(rank: usize) -> Result<(), KernelError> {
+///     kernel_ensure!(rank == 2, "In[0] is not a matrix: rank {}", rank);
+///     Ok(())
+/// }
+/// assert_eq!(check(3).unwrap_err().to_string(), "In[0] is not a matrix: rank 3");
+/// ```
+#[macro_export]
+macro_rules! kernel_ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return ::core::result::Result::Err(
+                $crate::kernel::KernelError::InvalidArgument(::std::format!($($fmt)+)),
+            );
+        }
+    };
+}

@@ -1,0 +1,35 @@
+//! Kernels: implementations of ops per device and type (TensorFlow's
+//! `OpKernel` and `REGISTER_KERNEL_BUILDER`).
+//!
+//! - [`#[kernel]`](macro@crate::kernel) registers a kernel struct
+//!   ([`BuildKernel`] + [`OpKernel`]) or a plain function ([`ComputeFn`])
+//!   for an op, a device and type constraints, checked against the op at
+//!   compile time.
+//! - [`KernelRegistry`] holds every registration, exports TF's `KernelList`
+//!   and chooses a kernel for a node with TF's rules.
+//! - [`create_op_kernel`] builds the kernel for a NodeDef in one call;
+//!   [`KernelInstance::compute`] runs it.
+//! - Kernels read attrs from an [`OpKernelConstruction`] and inputs from an
+//!   [`OpKernelContext`], which allocates or forwards their outputs.
+
+mod construction;
+mod context;
+mod create;
+mod error;
+mod lookup_error;
+mod node_info;
+mod op_kernel;
+mod registration;
+mod registry;
+mod summarize;
+
+pub use construction::{FromAttrValue, OpKernelConstruction, attr_value_kind};
+pub use context::{OpKernelContext, TensorVec};
+pub use create::{CreateKernelError, KernelInstance, create_op_kernel, create_op_kernel_in};
+pub use error::KernelError;
+pub use lookup_error::KernelLookupError;
+pub use node_info::NodeInfo;
+pub use op_kernel::{BuildKernel, ComputeFn, FnKernel, KernelFactory, OpKernel, build_boxed};
+pub use registration::{DEVICE_CPU, DEVICE_GPU, KernelRegistration, TypeConstraint};
+pub use registry::{KERNEL_LABEL_ATTR, KernelRegistry, constraint_types, node_label};
+pub use summarize::{summarize_attr_value, summarize_node_attrs, summarize_registration};

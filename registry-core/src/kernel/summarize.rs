@@ -1,0 +1,110 @@
+//! Short text forms of attr values and kernel registrations, as TensorFlow
+//! prints them in "no kernel registered" messages (`SummarizeAttrValue`).
+
+use std::fmt::Write;
+
+use opreg_proto::attr_value::Value;
+use opreg_proto::{AttrValue, DataType, NodeDef};
+
+use super::KernelRegistration;
+
+/// `DT_FLOAT` for a raw dtype value (or the number when unknown).
+fn dtype_name(raw: i32) -> String {
+    match DataType::try_from(raw) {
+        Ok(t) => t.as_str_name().to_owned(),
+        Err(_) => raw.to_string(),
+    }
+}
+
+/// An attr value in TF's summary form: `DT_FLOAT`, `3`, `true`, `"NHWC"`,
+/// `[1, 2]`, `[DT_FLOAT, DT_INT32]`.
+///
+/// ```
+/// use registry_core::kernel::summarize_attr_value;
+/// use registry_core::proto::{AttrValue, attr_value::Value, DataType};
+/// let v = AttrValue { value: Some(Value::Type(DataType::DtFloat as i32)) };
+/// assert_eq!(summarize_attr_value(&v), "DT_FLOAT");
+/// ```
+pub fn summarize_attr_value(value: &AttrValue) -> String {
+    match &value.value {
+        None => "<Unknown AttrValue type>".into(),
+        Some(Value::S(s)) => format!("\"{}\"", String::from_utf8_lossy(s).escape_default()),
+        Some(Value::I(i)) => i.to_string(),
+        Some(Value::F(f)) => format!("{f}"),
+        Some(Value::B(b)) => b.to_string(),
+        Some(Value::Type(t)) => dtype_name(*t),
+        Some(Value::Shape(s)) => {
+            if s.unknown_rank {
+                "<unknown>".into()
+            } else {
+                let dims: Vec<String> = s
+                    .dim
+                    .iter()
+                    .map(|d| {
+                        if d.size < 0 {
+                            "?".to_owned()
+                        } else {
+                            d.size.to_string()
+                        }
+                    })
+                    .collect();
+                format!("[{}]", dims.join(","))
+            }
+        }
+        Some(Value::Tensor(_)) => "<Tensor>".into(),
+        Some(Value::Func(f)) => f.name.clone(),
+        Some(Value::Placeholder(p)) => format!("${p}"),
+        Some(Value::List(l)) => {
+            let mut items: Vec<String> = Vec::new();
+            items.extend(
+                l.s.iter()
+                    .map(|s| format!("\"{}\"", String::from_utf8_lossy(s).escape_default())),
+            );
+            items.extend(l.i.iter().map(i64::to_string));
+            items.extend(l.f.iter().map(|f| format!("{f}")));
+            items.extend(l.b.iter().map(bool::to_string));
+            items.extend(l.r#type.iter().map(|&t| dtype_name(t)));
+            items.extend(l.shape.iter().map(|s| {
+                summarize_attr_value(&AttrValue {
+                    value: Some(Value::Shape(s.clone())),
+                })
+            }));
+            items.extend(l.tensor.iter().map(|_| "<Tensor>".to_owned()));
+            items.extend(l.func.iter().map(|f| f.name.clone()));
+            format!("[{}]", items.join(", "))
+        }
+    }
+}
+
+/// A node's attrs as `name=value` pairs sorted by name, skipping internal
+/// (`_`-prefixed) attrs (TF's `SummarizeAttrs`).
+pub fn summarize_node_attrs(node: &NodeDef) -> String {
+    let mut out = String::new();
+    for (name, value) in &node.attr {
+        if name.starts_with('_') {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{name}={}", summarize_attr_value(value));
+    }
+    out
+}
+
+/// A registration as TF lists it: `device='CPU'; T in [DT_FLOAT]`, with the
+/// label and priority when set.
+pub fn summarize_registration(reg: &KernelRegistration) -> String {
+    let mut out = format!("device='{}'", reg.device);
+    if !reg.label.is_empty() {
+        let _ = write!(out, "; label='{}'", reg.label);
+    }
+    for c in reg.constraints {
+        let types: Vec<String> = c.types.iter().map(|&t| dtype_name(t as i32)).collect();
+        let _ = write!(out, "; {} in [{}]", c.attr, types.join(", "));
+    }
+    if reg.priority != 0 {
+        let _ = write!(out, "; priority={}", reg.priority);
+    }
+    out
+}
