@@ -2,8 +2,8 @@
 //! [`#[kernel]`](registry_core::kernel) for every type TensorFlow 2.21's CPU
 //! kernels support.
 //!
-//! Cargo features select kernel groups (all on by default): `math`, `nn`,
-//! `array`, `reduce`. A binary built with one group contains only those
+//! Cargo features select kernel groups (all on by default): `math`, `linalg`,
+//! `nn`, `array`, `reduce`. A binary built with one group contains only those
 //! kernels.
 //!
 //! Kernels are found through the global
@@ -15,6 +15,8 @@ pub mod util;
 
 #[cfg(feature = "array")]
 pub mod array;
+#[cfg(feature = "linalg")]
+pub mod linalg;
 #[cfg(feature = "math")]
 pub mod math;
 #[cfg(feature = "nn")]

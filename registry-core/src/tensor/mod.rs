@@ -132,6 +132,23 @@ pub enum TensorError {
     /// `tensor_content` was set on a string tensor (not supported).
     #[error("tensor_content is not supported for DT_STRING tensors; use string_val")]
     StringContent,
+    /// An element range is outside a tensor.
+    #[error(
+        "cannot copy {count} elements from element {src_start} of a tensor of {src_len} \
+         to element {dst_start} of a tensor of {dst_len}: out of bounds"
+    )]
+    ElementRange {
+        /// The first element written.
+        dst_start: usize,
+        /// The first element read.
+        src_start: usize,
+        /// The number of elements.
+        count: usize,
+        /// The destination's element count.
+        dst_len: usize,
+        /// The source's element count.
+        src_len: usize,
+    },
     /// Mutable access was asked for while the buffer is shared.
     #[error(
         "the tensor's buffer is shared with {refs} handles; mutable access needs a unique buffer"
@@ -343,6 +360,76 @@ impl Tensor {
         match &self.storage {
             Storage::Host(b) => Ok(b.as_bytes()),
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+        }
+    }
+
+    /// The raw element bytes for writing (fixed-size dtypes other than
+    /// `DT_BOOL`, whose bytes must stay 0 or 1: use
+    /// [`as_mut_slice::<bool>`](Self::as_mut_slice) or
+    /// [`copy_elements`](Self::copy_elements)); errors when shared.
+    pub fn as_mut_bytes(&mut self) -> Result<&mut [u8], TensorError> {
+        if self.dtype == DataType::DtBool {
+            return Err(TensorError::UnsupportedDtype(DataType::DtBool));
+        }
+        match &mut self.storage {
+            Storage::Host(b) => {
+                let refs = b.ref_count();
+                b.bytes_mut().ok_or(TensorError::SharedBuffer { refs })
+            }
+            Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+        }
+    }
+
+    /// Copies `count` elements of `src` starting at element `src_start` to
+    /// this tensor starting at element `dst_start` (same dtype, any
+    /// fixed-size dtype or string; bounds-checked).
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    /// let src = Tensor::from_vec([4], vec![true, false, true, true]).unwrap();
+    /// let mut dst = Tensor::from_vec([3], vec![false; 3]).unwrap();
+    /// dst.copy_elements(1, &src, 2, 2).unwrap();
+    /// assert_eq!(dst.as_slice::<bool>().unwrap(), &[false, true, true]);
+    /// assert!(dst.copy_elements(2, &src, 0, 2).is_err()); // out of bounds
+    /// ```
+    pub fn copy_elements(
+        &mut self,
+        dst_start: usize,
+        src: &Tensor,
+        src_start: usize,
+        count: usize,
+    ) -> Result<(), TensorError> {
+        self.check_dtype(src.dtype)?;
+        let out_of_bounds =
+            |start: usize, len: usize| start.checked_add(count).is_none_or(|end| end > len);
+        if out_of_bounds(dst_start, self.num_elements())
+            || out_of_bounds(src_start, src.num_elements())
+        {
+            return Err(TensorError::ElementRange {
+                dst_start,
+                src_start,
+                count,
+                dst_len: self.num_elements(),
+                src_len: src.num_elements(),
+            });
+        }
+        match (&mut self.storage, &src.storage) {
+            (Storage::Host(dst), Storage::Host(s)) => {
+                let size = element_size(self.dtype).unwrap_or(1);
+                let refs = dst.ref_count();
+                let bytes = dst.bytes_mut().ok_or(TensorError::SharedBuffer { refs })?;
+                bytes[dst_start * size..(dst_start + count) * size]
+                    .copy_from_slice(&s.as_bytes()[src_start * size..(src_start + count) * size]);
+                Ok(())
+            }
+            (Storage::Strings(dst), Storage::Strings(s)) => {
+                let refs = Arc::strong_count(dst);
+                let dst = Arc::get_mut(dst).ok_or(TensorError::SharedBuffer { refs })?;
+                dst[dst_start..dst_start + count]
+                    .clone_from_slice(&s[src_start..src_start + count]);
+                Ok(())
+            }
+            _ => Err(self.mismatch(src.dtype)),
         }
     }
 
