@@ -1,0 +1,2 @@
+//! Benchmark (being written).
+fn main() {}
