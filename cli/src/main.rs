@@ -6,11 +6,15 @@
 //! opreg ops show NAME
 //! opreg ops export [--format pbtxt|pb|json] [-o FILE] [--internal]
 //! opreg ops check
+//! opreg kernels list [--op OP] [--device DEVICE]
+//! opreg kernels export [--format pbtxt|pb|json] [-o FILE]
+//! opreg kernels check
 //! ```
 //!
 //! Errors are printed as `error: ...` on stderr, with exit code 1.
 
 mod export;
+mod kernels;
 mod show;
 
 use std::io::{self, Write};
@@ -18,6 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use registry_core::KernelRegistry;
 use registry_core::registry::{OpRegistry, RegistryError};
 
 // Ops are linked only from crates this binary names (see
@@ -37,6 +42,33 @@ enum Command {
     /// Work with the op registry.
     #[command(subcommand)]
     Ops(OpsCommand),
+    /// Work with the kernel registry.
+    #[command(subcommand)]
+    Kernels(KernelsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum KernelsCommand {
+    /// List registered kernels: op, device, constraints, label, priority, Rust item.
+    List {
+        /// Only kernels of this op.
+        #[arg(long, value_name = "OP")]
+        op: Option<String>,
+        /// Only kernels for this device type (`CPU`, `GPU`, ...).
+        #[arg(long, value_name = "DEVICE")]
+        device: Option<String>,
+    },
+    /// Export every registered kernel as a TensorFlow KernelList.
+    Export {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Pbtxt)]
+        format: Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Report kernels whose op is not registered.
+    Check,
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +137,9 @@ enum CliError {
     /// The OpList could not be converted to JSON.
     #[error("cannot convert the op list to JSON: {0}")]
     Json(String),
+    /// `kernels check` found kernels of unknown ops.
+    #[error("{} kernel(s) implement ops that are not registered:\n{}", .0.len(), .0.join("\n"))]
+    OrphanKernels(Vec<String>),
 }
 
 fn join_errors(errors: &[RegistryError]) -> String {
@@ -129,7 +164,49 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
-    let Command::Ops(command) = cli.command;
+    // Names kernels-cpu so that its kernel registrations are linked in.
+    kernels_cpu::link();
+    match cli.command {
+        Command::Ops(command) => run_ops(command, registry),
+        Command::Kernels(command) => run_kernels(command, registry),
+    }
+}
+
+fn run_kernels(command: KernelsCommand, registry: &OpRegistry) -> Result<(), CliError> {
+    let kernels = KernelRegistry::global();
+    match command {
+        KernelsCommand::List { op, device } => {
+            write_stdout(kernels::list(kernels, op.as_deref(), device.as_deref()).as_bytes())
+        }
+        KernelsCommand::Export { format, output } => {
+            let list = kernels.kernel_list();
+            let bytes = match format {
+                Format::Pbtxt => opreg_proto::TextFormat::to_pbtxt(&list).into_bytes(),
+                Format::Pb => prost::Message::encode_to_vec(&list),
+                Format::Json => export::to_json(&list).map_err(CliError::Json)?.into_bytes(),
+            };
+            write_output(output, &bytes)
+        }
+        KernelsCommand::Check => {
+            let orphans = kernels::orphans(kernels, registry);
+            if !orphans.is_empty() {
+                return Err(CliError::OrphanKernels(orphans));
+            }
+            write_stdout(format!("{} kernels, no problems\n", kernels.len()).as_bytes())
+        }
+    }
+}
+
+fn write_output(output: Option<PathBuf>, bytes: &[u8]) -> Result<(), CliError> {
+    match output {
+        Some(path) => {
+            std::fs::write(&path, bytes).map_err(|source| CliError::WriteFile { path, source })
+        }
+        None => write_stdout(bytes),
+    }
+}
+
+fn run_ops(command: OpsCommand, registry: &OpRegistry) -> Result<(), CliError> {
     match command {
         OpsCommand::List { filter, internal } => {
             let filter = filter.map(|f| f.to_lowercase());
@@ -153,7 +230,9 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
         }
         OpsCommand::Show { name } => {
             let data = registry.look_up(&name)?;
-            write_stdout(show::render(data).as_bytes())
+            let mut text = show::render(data);
+            text.push_str(&kernels::section(KernelRegistry::global(), &name));
+            write_stdout(text.as_bytes())
         }
         OpsCommand::Export {
             format,
@@ -166,11 +245,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 Format::Pb => prost::Message::encode_to_vec(&list),
                 Format::Json => export::to_json(&list).map_err(CliError::Json)?.into_bytes(),
             };
-            match output {
-                Some(path) => std::fs::write(&path, bytes)
-                    .map_err(|source| CliError::WriteFile { path, source }),
-                None => write_stdout(&bytes),
-            }
+            write_output(output, &bytes)
         }
         OpsCommand::Check => {
             registry

@@ -226,3 +226,60 @@ fn usage_errors_exit_non_zero() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("xml"));
 }
+
+/// The kernel registry of this test process, which links kernels-cpu like the binary.
+fn expected_kernels() -> opreg_proto::KernelList {
+    kernels_cpu::link();
+    registry_core::KernelRegistry::global().kernel_list()
+}
+
+#[test]
+fn kernels_export_pb_is_the_registry_kernel_list() {
+    let path = temp_file("kernels.pb");
+    let path_str = path.to_str().expect("UTF-8 temp path");
+    stdout_of(&["kernels", "export", "--format", "pb", "-o", path_str]);
+    let bytes = std::fs::read(&path).expect("read exported KernelList");
+    let list = opreg_proto::KernelList::decode(bytes.as_slice()).expect("decodes");
+    assert_eq!(list, expected_kernels());
+    assert!(
+        list.kernel
+            .iter()
+            .any(|k| k.op == "MatMul" && k.device_type == "CPU")
+    );
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn kernels_export_pbtxt_parses_back() {
+    let text = stdout_of(&["kernels", "export"]);
+    let list = opreg_proto::KernelList::from_pbtxt(&text).expect("pbtxt parses");
+    assert_eq!(list, expected_kernels());
+}
+
+#[test]
+fn kernels_list_filters_by_op_and_device() {
+    let text = stdout_of(&["kernels", "list", "--op", "Abs", "--device", "cpu"]);
+    let lines: Vec<&str> = text.lines().collect();
+    let expected = expected_kernels()
+        .kernel
+        .iter()
+        .filter(|k| k.op == "Abs" && k.device_type == "CPU")
+        .count();
+    assert_eq!(lines.len(), expected, "{text}");
+    assert!(lines.iter().all(|l| l.starts_with("Abs ")), "{text}");
+    assert!(text.contains("device='CPU'; T in [DT_FLOAT]"), "{text}");
+    assert!(stdout_of(&["kernels", "list", "--device", "TPU"]).is_empty());
+}
+
+#[test]
+fn ops_show_lists_the_ops_kernels() {
+    let text = stdout_of(&["ops", "show", "MatMul"]);
+    assert!(text.contains("Kernels ("), "{text}");
+    assert!(text.contains("device='CPU'; T in [DT_FLOAT]"), "{text}");
+}
+
+#[test]
+fn kernels_check_passes_for_the_linked_kernels() {
+    let text = stdout_of(&["kernels", "check"]);
+    assert!(text.ends_with("kernels, no problems\n"), "{text}");
+}

@@ -3,9 +3,9 @@
 
 use std::sync::{Arc, Barrier, Mutex};
 
-use registry_core::proto::{DataType, OpDef, OpList, TextFormat, op_def::ArgDef};
+use registry_core::proto::{DataType, NodeDef, OpDef, OpList, TextFormat, op_def::ArgDef};
 use registry_core::registry::{InvalidOp, OpOrigin, OpRegistrationData, OpRegistry, RegistryError};
-use registry_core::shape::{InferenceContext, ShapeError};
+use registry_core::shape::{InferenceContext, Shape, ShapeError};
 use registry_core::spec::OpSpec;
 
 fn unary(name: &str) -> OpSpec {
@@ -16,7 +16,10 @@ fn unary(name: &str) -> OpSpec {
 }
 
 fn same_shape(ctx: &mut InferenceContext) -> Result<(), ShapeError> {
-    ctx.outputs = ctx.inputs.clone();
+    for i in 0..ctx.num_outputs() {
+        let shape = ctx.input(i)?.clone();
+        ctx.set_output(i, shape)?;
+    }
     Ok(())
 }
 
@@ -45,12 +48,15 @@ fn register_and_look_up() {
     assert_eq!((caller.file(), caller.line()), (file!(), line));
     assert!(data.origin().source_location().is_none());
     let shape_fn = data.shape_fn().unwrap();
-    let mut ctx = InferenceContext {
-        inputs: vec![Some(vec![Some(2)])],
-        outputs: vec![],
+    let node = NodeDef {
+        name: "sq".into(),
+        op: "Square".into(),
+        ..Default::default()
     };
-    shape_fn(&mut ctx).unwrap();
-    assert_eq!(ctx.outputs, ctx.inputs);
+    let inputs = [Shape::from([2])];
+    let mut ctx = InferenceContext::new(&node, data.op_def(), &inputs, &[]).unwrap();
+    ctx.run(shape_fn).unwrap();
+    assert_eq!(ctx.into_outputs().unwrap(), inputs);
     assert_eq!(registry.look_up_op_def("Square").unwrap(), data.op_def());
     assert!(registry.contains("Square"));
     assert_eq!(registry.len(), 1);

@@ -14,14 +14,15 @@ use crate::op;
     output = "output: T",
     attr = "N: int >= 2",
     attr = "T: type",
-    attr = "Tidx: {int32, int64} = DT_INT32"
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::common::concat_v2
 )]
 pub struct ConcatV2;
 
 /// Returns a constant tensor.
 ///
 /// The output is the tensor given in the `value` attr, of type `dtype`.
-#[op(output = "output: dtype", attr = "value: tensor", attr = "dtype: type")]
+#[op(output = "output: dtype", attr = "value: tensor", attr = "dtype: type", shape_fn = crate::shape::standard::const_op)]
 pub struct Const;
 
 /// Inserts a dimension of 1 into a tensor's shape.
@@ -34,7 +35,8 @@ pub struct Const;
     input = "dim: Tdim",
     output = "output: T",
     attr = "T: type",
-    attr = "Tdim: {int32, int64} = DT_INT32"
+    attr = "Tdim: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::standard::expand_dims
 )]
 pub struct ExpandDims;
 
@@ -51,14 +53,15 @@ pub struct ExpandDims;
     attr = "batch_dims: int = 0",
     attr = "Tparams: type",
     attr = "Tindices: {int16, int32, int64}",
-    attr = "Taxis: {int32, int64}"
+    attr = "Taxis: {int32, int64}",
+    shape_fn = crate::shape::standard::gather_v2
 )]
 pub struct GatherV2;
 
 /// Return a tensor with the same shape and contents as the input tensor or value.
 ///
 /// The output is the input, unchanged.
-#[op(input = "input: T", output = "output: T", attr = "T: type")]
+#[op(input = "input: T", output = "output: T", attr = "T: type", shape_fn = crate::shape::common::unchanged_shape)]
 pub struct Identity;
 
 /// Returns a one-hot tensor.
@@ -74,7 +77,8 @@ pub struct Identity;
     output = "output: T",
     attr = "axis: int = -1",
     attr = "T: type",
-    attr = "TI: {uint8, int8, int32, int64} = DT_INT64"
+    attr = "TI: {uint8, int8, int32, int64} = DT_INT64",
+    shape_fn = crate::shape::standard::one_hot
 )]
 pub struct OneHot;
 
@@ -87,7 +91,8 @@ pub struct OneHot;
     output = "output: T",
     attr = "N: int >= 1",
     attr = "T: type",
-    attr = "axis: int = 0"
+    attr = "axis: int = 0",
+    shape_fn = crate::shape::standard::pack
 )]
 pub struct Pack;
 
@@ -100,7 +105,8 @@ pub struct Pack;
     input = "paddings: Tpaddings",
     output = "output: T",
     attr = "T: type",
-    attr = "Tpaddings: {int32, int64} = DT_INT32"
+    attr = "Tpaddings: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::standard::pad
 )]
 pub struct Pad;
 
@@ -111,7 +117,8 @@ pub struct Pad;
 #[op(
     output = "output: dtype",
     attr = "dtype: type",
-    attr = "shape: shape = { unknown_rank: true }"
+    attr = "shape: shape = { unknown_rank: true }",
+    shape_fn = crate::shape::standard::placeholder
 )]
 pub struct Placeholder;
 
@@ -125,7 +132,8 @@ pub struct Placeholder;
     input = "shape: Tshape",
     output = "output: T",
     attr = "T: type",
-    attr = "Tshape: {int32, int64} = DT_INT32"
+    attr = "Tshape: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::standard::reshape
 )]
 pub struct Reshape;
 
@@ -140,7 +148,8 @@ pub struct Reshape;
     input = "size: Index",
     output = "output: T",
     attr = "T: type",
-    attr = "Index: {int32,int64}"
+    attr = "Index: {int32,int64}",
+    shape_fn = crate::shape::standard::slice
 )]
 pub struct Slice;
 
@@ -152,7 +161,8 @@ pub struct Slice;
     input = "input: T",
     output = "output: T",
     attr = "T: type",
-    attr = "squeeze_dims: list(int) >= 0 = []"
+    attr = "squeeze_dims: list(int) >= 0 = []",
+    shape_fn = crate::shape::standard::squeeze
 )]
 pub struct Squeeze;
 
@@ -173,7 +183,8 @@ pub struct Squeeze;
     attr = "end_mask: int = 0",
     attr = "ellipsis_mask: int = 0",
     attr = "new_axis_mask: int = 0",
-    attr = "shrink_axis_mask: int = 0"
+    attr = "shrink_axis_mask: int = 0",
+    shape_fn = crate::shape::standard::strided_slice
 )]
 pub struct StridedSlice;
 
@@ -185,7 +196,8 @@ pub struct StridedSlice;
     input = "multiples: Tmultiples",
     output = "output: T",
     attr = "T: type",
-    attr = "Tmultiples: {int32, int64} = DT_INT32"
+    attr = "Tmultiples: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::standard::tile
 )]
 pub struct Tile;
 
@@ -197,6 +209,7 @@ pub struct Tile;
     input = "perm: Tperm",
     output = "y: T",
     attr = "T: type",
-    attr = "Tperm: {int32, int64} = DT_INT32"
+    attr = "Tperm: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::standard::transpose
 )]
 pub struct Transpose;

@@ -6,5 +6,5 @@ use crate::op;
 ///
 /// A `NoOp` node has no inputs and no outputs; graphs use it to group control
 /// dependencies, for example as the target that runs a set of updates.
-#[op]
+#[op(shape_fn = crate::shape::common::no_outputs)]
 pub struct NoOp;

@@ -14,7 +14,8 @@ use crate::op;
     output = "z: bool",
     attr = "T: type",
     attr = "incompatible_shape_error: bool = true",
-    commutative
+    commutative,
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Equal;
 
@@ -25,14 +26,15 @@ pub struct Equal;
     input = "x: T",
     input = "y: T",
     output = "z: bool",
-    attr = "T: realnumbertype"
+    attr = "T: realnumbertype",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Greater;
 
 /// Returns the truth value of x AND y element-wise.
 ///
 /// Supports broadcasting of `x` and `y` to a common shape.
-#[op(input = "x: bool", input = "y: bool", output = "z: bool", commutative)]
+#[op(input = "x: bool", input = "y: bool", output = "z: bool", commutative, shape_fn = crate::shape::common::broadcast_binary_op)]
 pub struct LogicalAnd;
 
 /// Selects elements from `t` or `e`, depending on `condition`.
@@ -46,7 +48,8 @@ pub struct LogicalAnd;
     input = "t: T",
     input = "e: T",
     output = "output: T",
-    attr = "T: type"
+    attr = "T: type",
+    shape_fn = crate::shape::standard::select
 )]
 pub struct Select;
 
@@ -59,6 +62,7 @@ pub struct Select;
     input = "t: T",
     input = "e: T",
     output = "output: T",
-    attr = "T: type"
+    attr = "T: type",
+    shape_fn = crate::shape::standard::select_v2
 )]
 pub struct SelectV2;

@@ -10,7 +10,8 @@ use crate::op;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64}"
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Abs;
 
@@ -24,7 +25,8 @@ pub struct Abs;
     output = "z: T",
     attr = "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
     commutative,
-    aggregate
+    aggregate,
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct AddV2;
 
@@ -37,7 +39,8 @@ pub struct AddV2;
     output = "y: DstT",
     attr = "SrcT: type",
     attr = "DstT: type",
-    attr = "Truncate: bool = false"
+    attr = "Truncate: bool = false",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Cast;
 
@@ -48,7 +51,8 @@ pub struct Cast;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Exp;
 
@@ -58,7 +62,8 @@ pub struct Exp;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double}"
+    attr = "T: {bfloat16, half, float, double}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Floor;
 
@@ -70,7 +75,8 @@ pub struct Floor;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct FloorDiv;
 
@@ -83,7 +89,8 @@ pub struct FloorDiv;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double}"
+    attr = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct FloorMod;
 
@@ -93,7 +100,8 @@ pub struct FloorMod;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Log;
 
@@ -110,7 +118,8 @@ pub struct Log;
     attr = "transpose_b: bool = false",
     attr = "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
     attr = "grad_a: bool = false",
-    attr = "grad_b: bool = false"
+    attr = "grad_b: bool = false",
+    shape_fn = crate::shape::common::matmul
 )]
 pub struct MatMul;
 
@@ -121,7 +130,8 @@ pub struct MatMul;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
+    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Maximum;
 
@@ -132,7 +142,8 @@ pub struct Maximum;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
+    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Minimum;
 
@@ -144,7 +155,8 @@ pub struct Minimum;
     input = "y: T",
     output = "z: T",
     attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
-    commutative
+    commutative,
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Mul;
 
@@ -155,7 +167,8 @@ pub struct Mul;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Neg;
 
@@ -167,7 +180,8 @@ pub struct Neg;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}"
+    attr = "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Pow;
 
@@ -179,7 +193,8 @@ pub struct Pow;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct RealDiv;
 
@@ -189,7 +204,8 @@ pub struct RealDiv;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Rsqrt;
 
@@ -199,7 +215,8 @@ pub struct Rsqrt;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Sigmoid;
 
@@ -209,7 +226,8 @@ pub struct Sigmoid;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Sqrt;
 
@@ -219,7 +237,8 @@ pub struct Sqrt;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Square;
 
@@ -231,7 +250,8 @@ pub struct Square;
     input = "y: T",
     output = "z: T",
     attr = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
-    commutative
+    commutative,
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct SquaredDifference;
 
@@ -242,7 +262,8 @@ pub struct SquaredDifference;
     input = "x: T",
     input = "y: T",
     output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}"
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}",
+    shape_fn = crate::shape::common::broadcast_binary_op
 )]
 pub struct Sub;
 
@@ -252,6 +273,7 @@ pub struct Sub;
 #[op(
     input = "x: T",
     output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Tanh;

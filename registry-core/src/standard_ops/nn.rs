@@ -13,7 +13,8 @@ use crate::op;
     input = "bias: T",
     output = "output: T",
     attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    shape_fn = crate::shape::common::bias_add
 )]
 pub struct BiasAdd;
 
@@ -33,7 +34,8 @@ pub struct BiasAdd;
     attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
     attr = "explicit_paddings: list(int) = []",
     attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]"
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    shape_fn = crate::shape::common::conv2d
 )]
 pub struct Conv2D;
 
@@ -60,7 +62,8 @@ pub struct Conv2D;
     attr = "epsilon: float = 1e-04",
     attr = "exponential_avg_factor: float = 1.0",
     attr = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
-    attr = "is_training: bool = true"
+    attr = "is_training: bool = true",
+    shape_fn = crate::shape::standard::fused_batch_norm_v3
 )]
 pub struct FusedBatchNormV3;
 
@@ -76,7 +79,8 @@ pub struct FusedBatchNormV3;
     attr = "strides: list(int) >= 4",
     attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
     attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"
+    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+    shape_fn = crate::shape::common::max_pool
 )]
 pub struct MaxPool;
 
@@ -86,7 +90,8 @@ pub struct MaxPool;
 #[op(
     input = "features: T",
     output = "activations: T",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8}"
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8}",
+    shape_fn = crate::shape::common::unchanged_shape
 )]
 pub struct Relu;
 
@@ -98,6 +103,7 @@ pub struct Relu;
 #[op(
     input = "logits: T",
     output = "softmax: T",
-    attr = "T: {half, bfloat16, float, double}"
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = crate::shape::common::unchanged_shape_with_rank_at_least_1
 )]
 pub struct Softmax;

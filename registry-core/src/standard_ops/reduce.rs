@@ -13,7 +13,8 @@ use crate::op;
     attr = "N: int >= 1",
     attr = "T: {numbertype, variant}",
     commutative,
-    aggregate
+    aggregate,
+    shape_fn = crate::shape::common::merge_inputs
 )]
 pub struct AddN;
 
@@ -27,7 +28,8 @@ pub struct AddN;
     output = "output: output_type",
     attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16, bool}",
     attr = "Tidx: {int16, int32, int64} = DT_INT32",
-    attr = "output_type: {int16, uint16, int32, int64} = DT_INT64"
+    attr = "output_type: {int16, uint16, int32, int64} = DT_INT64",
+    shape_fn = crate::shape::standard::arg_max
 )]
 pub struct ArgMax;
 
@@ -43,7 +45,8 @@ pub struct ArgMax;
     output = "output: T",
     attr = "keep_dims: bool = false",
     attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::common::reduction
 )]
 pub struct Max;
 
@@ -59,7 +62,8 @@ pub struct Max;
     output = "output: T",
     attr = "keep_dims: bool = false",
     attr = "T: numbertype",
-    attr = "Tidx: {int32, int64} = DT_INT32"
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::common::reduction
 )]
 pub struct Mean;
 
@@ -75,6 +79,7 @@ pub struct Mean;
     output = "output: T",
     attr = "keep_dims: bool = false",
     attr = "T: numbertype",
-    attr = "Tidx: {int32, int64} = DT_INT32"
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::common::reduction
 )]
 pub struct Sum;

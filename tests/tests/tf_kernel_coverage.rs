@@ -1,0 +1,190 @@
+//! Every CPU kernel TensorFlow 2.21 registers for the standard op set has a
+//! counterpart in kernels-cpu: same op, a registration whose constraints
+//! accept TF's types, and the same host-memory args.
+//!
+//! TF's registrations come from `conformance/tf_2_21_kernels.pb` (TF's own
+//! `KernelList`). Types we have no tensors of (`variant`, `resource`, the
+//! 8-bit floats) are skipped and counted.
+
+use std::collections::BTreeSet;
+
+use opreg_proto::attr_value::Value;
+use opreg_proto::{DataType, KernelDef, KernelList};
+use registry_core::KernelRegistry;
+use registry_core::kernel::KernelRegistration;
+
+/// The standard op set (shared/graphs/README.md).
+const STANDARD_OPS: &[&str] = &[
+    "Abs",
+    "AddN",
+    "AddV2",
+    "ArgMax",
+    "BiasAdd",
+    "Cast",
+    "ConcatV2",
+    "Const",
+    "Conv2D",
+    "Equal",
+    "Exp",
+    "ExpandDims",
+    "Floor",
+    "FloorDiv",
+    "FloorMod",
+    "FusedBatchNormV3",
+    "GatherV2",
+    "Greater",
+    "Identity",
+    "Log",
+    "LogicalAnd",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Maximum",
+    "Mean",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "NoOp",
+    "OneHot",
+    "Pack",
+    "Pad",
+    "Placeholder",
+    "Pow",
+    "RealDiv",
+    "Relu",
+    "Reshape",
+    "Rsqrt",
+    "Select",
+    "SelectV2",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Sqrt",
+    "Square",
+    "SquaredDifference",
+    "Squeeze",
+    "StridedSlice",
+    "Sub",
+    "Sum",
+    "Tanh",
+    "Tile",
+    "Transpose",
+];
+
+fn tf_kernels() -> KernelList {
+    let path = opreg_tests::shared_dir().join("conformance/tf_2_21_kernels.pb");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    prost::Message::decode(bytes.as_slice()).expect("TF's KernelList decodes")
+}
+
+fn unsupported(dtype: i32) -> bool {
+    matches!(
+        DataType::try_from(dtype),
+        Ok(DataType::DtVariant
+            | DataType::DtResource
+            | DataType::DtFloat8E5m2
+            | DataType::DtFloat8E4m3fn)
+    )
+}
+
+/// TF's constraints as (attr, allowed types).
+fn constraints(def: &KernelDef) -> Vec<(String, Vec<i32>)> {
+    def.constraint
+        .iter()
+        .map(|c| {
+            let types = match c.allowed_values.as_ref().and_then(|v| v.value.as_ref()) {
+                Some(Value::List(l)) => l.r#type.clone(),
+                _ => Vec::new(),
+            };
+            (c.name.clone(), types)
+        })
+        .collect()
+}
+
+/// Whether `ours` accepts every type combination of TF's kernel.
+fn accepts(ours: &KernelRegistration, tf: &[(String, Vec<i32>)]) -> bool {
+    ours.constraints.iter().all(|c| {
+        tf.iter()
+            .find(|(attr, _)| attr == c.attr)
+            .is_some_and(|(_, types)| {
+                types
+                    .iter()
+                    .all(|t| c.types.iter().any(|&ours| ours as i32 == *t))
+            })
+    })
+}
+
+#[test]
+fn every_tf_cpu_kernel_of_the_standard_ops_has_a_counterpart() {
+    assert!(kernels_cpu::link() > 0);
+    let ours = KernelRegistry::global();
+    let mut missing = Vec::new();
+    let mut host_memory_diffs = Vec::new();
+    let (mut checked, mut skipped) = (0, 0);
+    for def in tf_kernels().kernel {
+        if def.device_type != "CPU" || !STANDARD_OPS.contains(&def.op.as_str()) {
+            continue;
+        }
+        let tf = constraints(&def);
+        if tf
+            .iter()
+            .any(|(_, types)| types.iter().any(|&t| unsupported(t)))
+        {
+            skipped += 1;
+            continue;
+        }
+        checked += 1;
+        let candidates: Vec<&KernelRegistration> = ours
+            .kernels_for_op(&def.op)
+            .into_iter()
+            .filter(|r| r.device == "CPU" && r.label == def.label && accepts(r, &tf))
+            .collect();
+        let Some(found) = candidates.first() else {
+            let described: Vec<String> = tf
+                .iter()
+                .map(|(attr, types)| {
+                    let names: Vec<&str> = types
+                        .iter()
+                        .map(|&t| DataType::try_from(t).map_or("?", |t| t.as_str_name()))
+                        .collect();
+                    format!("{attr} in {names:?}")
+                })
+                .collect();
+            missing.push(format!("  {}: {}", def.op, described.join(", ")));
+            continue;
+        };
+        let theirs: BTreeSet<&str> = def.host_memory_arg.iter().map(String::as_str).collect();
+        let mine: BTreeSet<&str> = found.host_memory.iter().copied().collect();
+        if theirs != mine {
+            host_memory_diffs.push(format!("{}: TF {theirs:?}, ours {mine:?}", def.op));
+        }
+    }
+    eprintln!("checked {checked} TF CPU kernels, skipped {skipped} (variant/resource/float8)");
+    assert!(checked > 600, "only {checked} TF kernels checked");
+    assert!(
+        missing.is_empty(),
+        "{} TF CPU kernels have no counterpart:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    assert!(
+        host_memory_diffs.is_empty(),
+        "host-memory args differ:\n{}",
+        host_memory_diffs.join("\n")
+    );
+}
+
+#[test]
+fn every_standard_op_has_a_cpu_kernel() {
+    kernels_cpu::link();
+    let ours = KernelRegistry::global();
+    let without: Vec<&str> = STANDARD_OPS
+        .iter()
+        .copied()
+        .filter(|op| !ours.kernels_for_op(op).iter().any(|r| r.device == "CPU"))
+        .collect();
+    assert!(
+        without.is_empty(),
+        "standard ops without a CPU kernel: {without:?}"
+    );
+}
