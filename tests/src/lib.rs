@@ -11,3 +11,4 @@ pub fn shared_dir() -> PathBuf {
 }
 
 pub mod conformance;
+pub mod graphs;

@@ -1,1 +1,36 @@
-//! array kernels.
+//! Array kernels: constants and placeholders, identity, reshaping, layout and
+//! data-movement ops (TF's `array_ops`).
+//!
+//! These ops move elements without looking at them, so every kernel is
+//! written once over element "units" and registered, non-generic, for every
+//! type TensorFlow's CPU kernel has (strings and quantized types included):
+//! `elements` runs an algorithm on `[u8; N]` units for fixed-size dtypes of
+//! `N` bytes, on `bool` (whose bytes must stay 0 or 1) and on the byte
+//! strings of `DT_STRING`.
+//!
+//! - `constant`: `Const`, `Placeholder`, `Identity`, `NoOp`.
+//! - `reshape`: `Reshape`, `ExpandDims`, `Squeeze` (zero-copy).
+//! - `transpose`: `Transpose`.
+//! - `concat`: `ConcatV2`, `Pack`.
+//! - `slice`: `Slice`; `strided_slice`: `StridedSlice`.
+//! - `gather`: `GatherV2`; `tile`: `Tile`; `pad`: `Pad`;
+//!   `one_hot`: `OneHot`.
+//!
+//! Shared machinery: `elements` (dtype dispatch), `strided` (the strided
+//! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
+//! `parallel` (rayon chunking) and `index` (reading integer inputs).
+
+mod concat;
+mod constant;
+mod elements;
+mod gather;
+mod index;
+mod one_hot;
+mod pad;
+mod parallel;
+mod reshape;
+mod slice;
+mod strided;
+mod strided_slice;
+mod tile;
+mod transpose;

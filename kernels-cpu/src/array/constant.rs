@@ -1,0 +1,96 @@
+//! `Const`, `Placeholder`, `Identity` and `NoOp`: TF registers each once for
+//! the CPU with no type constraint, and so do we.
+
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::proto::{DataType, DataTypeExt, TensorShapeProto};
+use registry_core::standard_ops::{Const, Identity, NoOp, Placeholder};
+use registry_core::tensor::Tensor;
+
+/// `Const`: the `value` attr's tensor, decoded once when the kernel is built
+/// and shared (not copied) by every output.
+#[kernel(op = Const, device = CPU)]
+struct ConstKernel {
+    value: Tensor,
+}
+
+impl BuildKernel for ConstKernel {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let value: Tensor = ctx.attr("value")?;
+        let dtype: DataType = ctx.attr("dtype")?;
+        if value.dtype() != dtype {
+            return Err(KernelError::invalid_argument(format!(
+                "Type mismatch between value ({}) and dtype ({})",
+                value.dtype().type_name(),
+                dtype.type_name()
+            )));
+        }
+        Ok(Self { value })
+    }
+}
+
+impl OpKernel for ConstKernel {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        ctx.set_output(0, self.value.clone())
+    }
+}
+
+/// `Placeholder`: running it is an error, since its value must be fed.
+#[kernel(op = Placeholder, device = CPU)]
+struct PlaceholderKernel {
+    /// The `shape` attr as TF prints it (`[2,?]`), when its rank is known and
+    /// not 0.
+    shape: Option<String>,
+}
+
+impl BuildKernel for PlaceholderKernel {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let shape: TensorShapeProto = ctx.attr("shape")?;
+        let shape = (!shape.unknown_rank && !shape.dim.is_empty()).then(|| {
+            let dims: Vec<String> = shape
+                .dim
+                .iter()
+                .map(|d| {
+                    if d.size < 0 {
+                        "?".to_owned()
+                    } else {
+                        d.size.to_string()
+                    }
+                })
+                .collect();
+            format!("[{}]", dims.join(","))
+        });
+        Ok(Self { shape })
+    }
+}
+
+impl OpKernel for PlaceholderKernel {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let dtype = ctx.output_type(0)?.type_name();
+        let name = ctx.node_name();
+        Err(KernelError::invalid_argument(match &self.shape {
+            Some(shape) => format!(
+                "You must feed a value for placeholder tensor '{name}' with dtype {dtype} and \
+                 shape {shape}"
+            ),
+            None => {
+                format!("You must feed a value for placeholder tensor '{name}' with dtype {dtype}")
+            }
+        }))
+    }
+}
+
+/// `Identity`: forwards its input (no copy).
+#[kernel(op = Identity, device = CPU)]
+fn identity(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    let input = ctx.take_input(0)?;
+    ctx.set_output(0, input)
+}
+
+/// `NoOp`: nothing to do.
+#[kernel(op = NoOp, device = CPU)]
+fn no_op(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    Ok(())
+}

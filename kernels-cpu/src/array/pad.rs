@@ -1,0 +1,163 @@
+//! `Pad` with zeros (TF's `T()`: 0, `false`, the empty string): the output
+//! starts zero-filled and each output row inside the input's box gets the
+//! input row copied in.
+
+use registry_core::kernel;
+use registry_core::kernel::{KernelError, OpKernelContext};
+use registry_core::standard_ops::Pad;
+use smallvec::SmallVec;
+
+use super::elements::{ElementOp, run_on_elements};
+use super::index::{int_values, shape_of, to_dim};
+use super::parallel::for_each_row_chunk;
+
+/// One dimension of a padding: input size and zeros before it.
+#[derive(Debug, Clone, Copy)]
+struct PadDim {
+    size: usize,
+    before: usize,
+    out: usize,
+}
+
+/// Copies the input into the box of a zero-filled output.
+struct PadPlan {
+    dims: SmallVec<[PadDim; 8]>,
+}
+
+impl PadPlan {
+    /// Merges each dimension without padding into the one before it (the
+    /// two are then one contiguous dimension, in input and output).
+    fn new(dims: &[PadDim]) -> Result<Self, KernelError> {
+        let mut out: SmallVec<[PadDim; 8]> = SmallVec::new();
+        for &d in dims {
+            match out.last_mut() {
+                Some(last) if d.before == 0 && d.out == d.size => {
+                    let overflow = || KernelError::internal("pad: dimension overflow");
+                    last.size = last.size.checked_mul(d.size).ok_or_else(overflow)?;
+                    last.before = last.before.checked_mul(d.size).ok_or_else(overflow)?;
+                    last.out = last.out.checked_mul(d.size).ok_or_else(overflow)?;
+                }
+                _ => out.push(d),
+            }
+        }
+        Ok(Self { dims: out })
+    }
+}
+
+impl ElementOp for PadPlan {
+    fn run<T: Clone + Send + Sync>(
+        &self,
+        inputs: &[&[T]],
+        out: &mut [T],
+    ) -> Result<(), KernelError> {
+        let src = inputs
+            .first()
+            .ok_or_else(|| KernelError::internal("pad without an input"))?;
+        let Some((&last, outer)) = self.dims.split_last() else {
+            // Rank 0: one element.
+            out.clone_from_slice(&src[..out.len()]);
+            return Ok(());
+        };
+        let in_row_len = last.size;
+        for_each_row_chunk(out, last.out, |row0, chunk| {
+            // The row's index per outer dimension.
+            let mut idx: SmallVec<[usize; 8]> = SmallVec::from_elem(0, outer.len());
+            let mut left = row0;
+            for (i, d) in outer.iter().enumerate().rev() {
+                idx[i] = left % d.out;
+                left /= d.out;
+            }
+            for row in chunk.chunks_exact_mut(last.out) {
+                // The input row, when every outer index is inside the box.
+                let mut in_row = 0usize;
+                let mut inside = true;
+                for (&i, d) in idx.iter().zip(outer) {
+                    if i < d.before || i >= d.before + d.size {
+                        inside = false;
+                        break;
+                    }
+                    in_row = in_row * d.size + (i - d.before);
+                }
+                if inside {
+                    let at = in_row * in_row_len;
+                    row[last.before..last.before + in_row_len]
+                        .clone_from_slice(&src[at..at + in_row_len]);
+                }
+                for (i, d) in idx.iter_mut().zip(outer).rev() {
+                    *i += 1;
+                    if *i < d.out {
+                        break;
+                    }
+                    *i = 0;
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+/// `Pad` for every type TF's CPU kernel has.
+#[kernel(
+    op = Pad,
+    device = CPU,
+    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+         qint32, qint8, quint8, string, uint16, uint32, uint64, uint8],
+    Tpaddings = [int32, int64],
+    host_memory = ["paddings"]
+)]
+fn pad(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    let input = ctx.input(0)?;
+    let paddings = ctx.input(1)?;
+    let pshape = paddings.shape();
+    registry_core::kernel_ensure!(
+        pshape.rank() == 2 && pshape.dims()[1] == 2,
+        "paddings must be a matrix with 2 columns: {pshape}"
+    );
+    let rank = input.shape().rank();
+    registry_core::kernel_ensure!(
+        rank == pshape.dims()[0],
+        "The first dimension of paddings must be the rank of inputs{pshape} {}",
+        input.shape()
+    );
+    let values = int_values(paddings)?;
+    let mut dims: SmallVec<[PadDim; 8]> = SmallVec::with_capacity(rank);
+    for (d, (pair, &size)) in values.chunks_exact(2).zip(input.dims()).enumerate() {
+        let (before, after) = (pair[0], pair[1]);
+        let (Some(b), Some(a)) = (to_dim(before), to_dim(after)) else {
+            return Err(KernelError::invalid_argument(format!(
+                "Paddings must be non-negative: {before} {after}"
+            )));
+        };
+        let out = b
+            .checked_add(size)
+            .and_then(|n| n.checked_add(a))
+            .filter(|&n| i64::try_from(n).is_ok())
+            .ok_or_else(|| {
+                KernelError::invalid_argument(format!(
+                    "Encountered overflow when padding dimension {d} of size {size} with \
+                     {before} and {after}"
+                ))
+            })?;
+        dims.push(PadDim {
+            size,
+            before: b,
+            out,
+        });
+    }
+    let out_dims: SmallVec<[usize; 8]> = dims.iter().map(|d| d.out).collect();
+    let out_shape = shape_of(&out_dims)?;
+    if out_shape.num_elements() == input.num_elements() {
+        // No padding (or nothing at all): share the input.
+        let input = ctx.take_input(0)?;
+        let output = input.reshape(out_shape)?;
+        drop(input);
+        return ctx.set_output(0, output);
+    }
+    let empty_input = input.num_elements() == 0;
+    let input = ctx.take_input(0)?;
+    let out = ctx.allocate_output(0, out_shape)?;
+    if empty_input {
+        return Ok(());
+    }
+    run_on_elements(&PadPlan::new(&dims)?, &[&input], out)
+}

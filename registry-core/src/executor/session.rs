@@ -1,0 +1,375 @@
+//! [`Session`]: build once from a [`Graph`], run many times with new feeds
+//! (TF's `DirectSession`, single-threaded, CPU-first).
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::placement::{candidates, requested_device_type};
+use super::plan::{Plan, Slots, Step, needed_nodes};
+use super::{Endpoint, Graph, GraphError, RunError};
+use crate::kernel::{
+    CreateKernelError, DEVICE_CPU, KernelInstance, KernelRegistry, create_op_kernel_in,
+};
+use crate::registry::OpRegistry;
+use crate::tensor::Tensor;
+
+/// How a [`Session`] places nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Device types in order of preference, for nodes whose requested
+    /// device has no kernel (or that request none). Default: `["CPU"]`.
+    pub devices: Vec<String>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            devices: vec![DEVICE_CPU.to_owned()],
+        }
+    }
+}
+
+type PlanKey = (Vec<String>, Vec<String>);
+
+/// A graph ready to run: kernels are created once per node (TF's
+/// `OpSegment`) the first time a run needs them, and the pruned plan of
+/// each feeds/fetches signature is cached.
+///
+/// ```
+/// use registry_core::executor::{Graph, Session};
+/// use registry_core::proto::{GraphDef, TextFormat};
+///
+/// let graph = Graph::new(GraphDef::from_pbtxt(r#"
+///   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+///   node { name: "nothing" op: "NoOp" input: "^x" }
+/// "#).unwrap()).unwrap();
+/// let session = Session::new(graph);
+/// // Fetching a fed tensor runs nothing.
+/// let x = registry_core::tensor::Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap();
+/// let out = session.run(&[("x", x.clone())], &["x:0"]).unwrap();
+/// assert_eq!(out[0], x);
+/// assert!(session.run(&[], &["y"]).unwrap_err().to_string().contains("no node 'y'"));
+/// ```
+pub struct Session {
+    graph: Graph,
+    options: SessionOptions,
+    ops: &'static OpRegistry,
+    kernels: &'static KernelRegistry,
+    instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
+    plans: Mutex<FxHashMap<PlanKey, Arc<Plan>>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("nodes", &self.graph.nodes().len())
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl Session {
+    /// A session on the global op and kernel registries, CPU only.
+    pub fn new(graph: Graph) -> Self {
+        Self::with_options(graph, SessionOptions::default())
+    }
+
+    /// A session with placement options.
+    pub fn with_options(graph: Graph, options: SessionOptions) -> Self {
+        Self::with_registries(
+            graph,
+            options,
+            OpRegistry::global(),
+            KernelRegistry::global(),
+        )
+    }
+
+    /// A session on explicit registries.
+    pub fn with_registries(
+        graph: Graph,
+        options: SessionOptions,
+        ops: &'static OpRegistry,
+        kernels: &'static KernelRegistry,
+    ) -> Self {
+        let n = graph.nodes().len();
+        Self {
+            graph,
+            options,
+            ops,
+            kernels,
+            instances: Mutex::new(vec![None; n]),
+            plans: Mutex::new(FxHashMap::default()),
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The device type node `name` was placed on, once a run needed it.
+    pub fn placement(&self, name: &str) -> Option<String> {
+        let index = self.graph.index_of(name)?;
+        let instances = self
+            .instances
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        instances[index]
+            .as_ref()
+            .map(|k| k.info().device().to_owned())
+    }
+
+    /// Runs the graph: `feeds` replace tensors (`"node:port"` or `"node"`),
+    /// `fetches` are returned in order.
+    pub fn run(&self, feeds: &[(&str, Tensor)], fetches: &[&str]) -> Result<Vec<Tensor>, RunError> {
+        let names: Vec<&str> = feeds.iter().map(|(n, _)| *n).collect();
+        let prepared = self.prepare(&names, fetches)?;
+        prepared.run(feeds.iter().map(|(_, t)| t.clone()))
+    }
+
+    /// Plans a feeds/fetches signature once (pruning, placement, kernels)
+    /// for repeated runs.
+    pub fn prepare(&self, feeds: &[&str], fetches: &[&str]) -> Result<PreparedRun<'_>, RunError> {
+        let key: PlanKey = (
+            feeds.iter().map(|s| (*s).to_owned()).collect(),
+            fetches.iter().map(|s| (*s).to_owned()).collect(),
+        );
+        if let Some(plan) = self
+            .plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(PreparedRun {
+                session: self,
+                plan: Arc::clone(plan),
+            });
+        }
+        let plan = Arc::new(self.build_plan(feeds, fetches)?);
+        self.plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, Arc::clone(&plan));
+        Ok(PreparedRun {
+            session: self,
+            plan,
+        })
+    }
+
+    fn build_plan(&self, feeds: &[&str], fetches: &[&str]) -> Result<Plan, RunError> {
+        let feeds_named = feeds;
+        let mut feed_endpoints = Vec::with_capacity(feeds.len());
+        for name in feeds {
+            let e = self.graph.endpoint(name, "feed")?;
+            if feed_endpoints.contains(&e) {
+                return Err(RunError::DuplicateFeed((*name).to_owned()));
+            }
+            feed_endpoints.push(e);
+        }
+        let fetch_endpoints = fetches
+            .iter()
+            .map(|name| self.graph.endpoint(name, "fetch"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let order = needed_nodes(&self.graph, &feed_endpoints, &fetch_endpoints);
+        let mut slots = Slots::default();
+        let feeds: Vec<(usize, opreg_proto::DataType)> = feed_endpoints
+            .iter()
+            .map(|&e| (slots.slot(e), self.graph.dtype(e)))
+            .collect();
+        let mut steps = Vec::with_capacity(order.len());
+        for &i in &order {
+            let node = &self.graph.nodes()[i];
+            let inputs: SmallVec<[usize; 4]> = node
+                .inputs
+                .iter()
+                .map(|&e| {
+                    let slot = slots.slot(e);
+                    slots.consumers[slot] += 1;
+                    slot
+                })
+                .collect();
+            steps.push(Step {
+                node: i,
+                kernel: self.kernel_for(i)?,
+                inputs,
+                outputs: SmallVec::new(),
+            });
+        }
+        let fetches: Vec<usize> = fetch_endpoints
+            .iter()
+            .map(|&e| {
+                let slot = slots.slot(e);
+                slots.consumers[slot] += 1;
+                slot
+            })
+            .collect();
+        for step in &mut steps {
+            let n = self.graph.nodes()[step.node].output_types.len();
+            step.outputs = (0..n)
+                .map(|port| {
+                    let e = Endpoint {
+                        node: step.node,
+                        port,
+                    };
+                    // A fed output is never overwritten by its node.
+                    slots.get(&e).filter(|_| !feed_endpoints.contains(&e))
+                })
+                .collect();
+        }
+        Ok(Plan {
+            feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
+            steps,
+            consumers: slots.consumers,
+            feeds,
+            fetches,
+        })
+    }
+
+    /// The node's kernel, created on first use on the first device (the
+    /// requested one, then the preference list) that has one.
+    fn kernel_for(&self, index: usize) -> Result<Arc<KernelInstance>, GraphError> {
+        let mut instances = self
+            .instances
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(k) = &instances[index] {
+            return Ok(Arc::clone(k));
+        }
+        let node = &self.graph.nodes()[index];
+        let devices = candidates(
+            requested_device_type(&node.def.device),
+            &self.options.devices,
+        );
+        let mut first_error: Option<CreateKernelError> = None;
+        for device in &devices {
+            match create_op_kernel_in(self.ops, self.kernels, device, &node.def) {
+                Ok(k) => {
+                    let k = Arc::new(k);
+                    instances[index] = Some(Arc::clone(&k));
+                    return Ok(k);
+                }
+                // No kernel here: try the next device.
+                Err(e @ CreateKernelError::Lookup(_)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => {
+                    first_error = Some(e);
+                    break;
+                }
+            }
+        }
+        Err(GraphError::Placement {
+            node: node.def.name.clone(),
+            op: node.def.op.clone(),
+            source: Box::new(
+                first_error.unwrap_or_else(|| CreateKernelError::Construction {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    kernel: "",
+                    source: crate::kernel::KernelError::internal("no device to try"),
+                }),
+            ),
+        })
+    }
+}
+
+/// A planned feeds/fetches signature of a [`Session`]: run it with feed
+/// values in the order the feeds were named.
+pub struct PreparedRun<'s> {
+    session: &'s Session,
+    plan: Arc<Plan>,
+}
+
+impl PreparedRun<'_> {
+    /// Runs the plan. Each intermediate tensor is dropped after its last
+    /// consumer, and moved (not shared) into that consumer, so kernels can
+    /// reuse its buffer.
+    pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
+        let plan = &*self.plan;
+        let graph = &self.session.graph;
+        let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
+        let mut remaining = plan.consumers.clone();
+        let mut fed = 0;
+        for tensor in feeds {
+            let Some(&(slot, dtype)) = plan.feeds.get(fed) else {
+                return Err(RunError::FeedCount {
+                    expected: plan.feed_names.clone(),
+                    given: fed + 1,
+                });
+            };
+            if tensor.dtype() != dtype {
+                return Err(RunError::FeedType {
+                    name: plan.feed_names[fed].clone(),
+                    expected: dtype,
+                    actual: tensor.dtype(),
+                });
+            }
+            values[slot] = Some(tensor);
+            fed += 1;
+        }
+        if fed != plan.feeds.len() {
+            return Err(RunError::FeedCount {
+                expected: plan.feed_names.clone(),
+                given: fed,
+            });
+        }
+        for step in &plan.steps {
+            let mut inputs: SmallVec<[Tensor; 4]> = SmallVec::with_capacity(step.inputs.len());
+            for &slot in &step.inputs {
+                remaining[slot] -= 1;
+                let value = if remaining[slot] == 0 {
+                    values[slot].take()
+                } else {
+                    values[slot].clone()
+                };
+                match value {
+                    Some(t) => inputs.push(t),
+                    None => return Err(missing_value(graph, step)),
+                }
+            }
+            let outputs = step.kernel.compute(inputs).map_err(|source| {
+                let node = &graph.nodes()[step.node];
+                RunError::Compute {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    device: step.kernel.info().device().to_owned(),
+                    source,
+                }
+            })?;
+            for (tensor, slot) in outputs.into_iter().zip(&step.outputs) {
+                if let Some(slot) = *slot {
+                    values[slot] = Some(tensor);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(plan.fetches.len());
+        for &slot in &plan.fetches {
+            remaining[slot] -= 1;
+            let value = if remaining[slot] == 0 {
+                values[slot].take()
+            } else {
+                values[slot].clone()
+            };
+            out.push(value.ok_or_else(|| {
+                RunError::Graph(GraphError::UnknownEndpoint {
+                    kind: "fetch",
+                    name: format!("slot {slot}"),
+                    reason: "no value was produced".into(),
+                })
+            })?);
+        }
+        Ok(out)
+    }
+}
+
+fn missing_value(graph: &Graph, step: &Step) -> RunError {
+    let node = &graph.nodes()[step.node];
+    RunError::Compute {
+        node: node.def.name.clone(),
+        op: node.def.op.clone(),
+        device: step.kernel.info().device().to_owned(),
+        source: crate::kernel::KernelError::internal("an input had no value (executor bug)"),
+    }
+}

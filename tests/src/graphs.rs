@@ -1,0 +1,271 @@
+//! The shared TensorFlow graphs (`shared/graphs/*`): their `io.json` feeds
+//! and fetches as tensors, and the per-dtype comparison with TF's values.
+
+use std::path::{Path, PathBuf};
+
+use opreg_proto::DataType;
+use registry_core::tensor::{Tensor, bf16, f16};
+use serde_json::Value;
+
+/// One feed or fetch of an `io.json`.
+#[derive(Debug, Clone)]
+pub struct IoTensor {
+    /// `node:port`.
+    pub name: String,
+    /// The tensor (TF's values).
+    pub tensor: Tensor,
+}
+
+/// A shared graph: where it is, its feeds and TF's fetched values.
+#[derive(Debug, Clone)]
+pub struct SharedGraph {
+    /// The graph's folder name (`mlp_f32`, ...).
+    pub name: String,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// The feeds.
+    pub feeds: Vec<IoTensor>,
+    /// TF's fetched values.
+    pub fetches: Vec<IoTensor>,
+}
+
+/// Every graph folder under `shared/graphs`, sorted by name.
+pub fn shared_graphs() -> Vec<SharedGraph> {
+    let root = crate::shared_dir().join("graphs");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("io.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs.iter()
+        .map(|d| load(d).unwrap_or_else(|e| panic!("{}: {e}", d.display())))
+        .collect()
+}
+
+/// Reads a graph folder's `io.json`.
+pub fn load(dir: &Path) -> Result<SharedGraph, String> {
+    let text = std::fs::read_to_string(dir.join("io.json")).map_err(|e| e.to_string())?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let list = |key: &str| -> Result<Vec<IoTensor>, String> {
+        json[key]
+            .as_array()
+            .ok_or(format!("no `{key}` list"))?
+            .iter()
+            .map(io_tensor)
+            .collect()
+    };
+    Ok(SharedGraph {
+        name: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        dir: dir.to_owned(),
+        feeds: list("feeds")?,
+        fetches: list("fetches")?,
+    })
+}
+
+/// One `{name, dtype, shape, values}` entry as a tensor.
+pub fn io_tensor(entry: &Value) -> Result<IoTensor, String> {
+    let name = entry["name"]
+        .as_str()
+        .ok_or("entry without name")?
+        .to_owned();
+    let dtype_name = entry["dtype"].as_str().ok_or("entry without dtype")?;
+    let dtype = DataType::from_str_name(dtype_name).ok_or(format!("unknown dtype {dtype_name}"))?;
+    let shape: Vec<usize> = entry["shape"]
+        .as_array()
+        .ok_or("entry without shape")?
+        .iter()
+        .map(|d| d.as_u64().map(|d| d as usize).ok_or("bad dim"))
+        .collect::<Result<_, _>>()?;
+    let values = entry["values"].as_array().ok_or("entry without values")?;
+    let tensor = tensor_from_json(dtype, &shape, values).map_err(|e| format!("{name}: {e}"))?;
+    Ok(IoTensor { name, tensor })
+}
+
+fn float(v: &Value) -> Result<f64, String> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or("bad number".into()),
+        Value::String(s) => match s.as_str() {
+            "NaN" | "nan" => Ok(f64::NAN),
+            "Infinity" | "inf" => Ok(f64::INFINITY),
+            "-Infinity" | "-inf" => Ok(f64::NEG_INFINITY),
+            other => Err(format!("bad float {other}")),
+        },
+        other => Err(format!("bad float {other}")),
+    }
+}
+
+fn int(v: &Value) -> Result<i64, String> {
+    v.as_i64().ok_or(format!("bad integer {v}"))
+}
+
+/// A tensor of `dtype` from io.json's value encoding.
+pub fn tensor_from_json(
+    dtype: DataType,
+    shape: &[usize],
+    values: &[Value],
+) -> Result<Tensor, String> {
+    fn build<T: registry_core::tensor::TensorElement>(
+        shape: &[usize],
+        values: &[Value],
+        f: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<Tensor, String> {
+        let data = values.iter().map(f).collect::<Result<Vec<T>, _>>()?;
+        Tensor::from_vec(shape, data).map_err(|e| e.to_string())
+    }
+    let narrow = |v: &Value| -> Result<i64, String> { int(v) };
+    match dtype {
+        DataType::DtFloat => build(shape, values, |v| float(v).map(|f| f as f32)),
+        DataType::DtDouble => build(shape, values, float),
+        DataType::DtHalf => build(shape, values, |v| float(v).map(f16::from_f64)),
+        DataType::DtBfloat16 => build(shape, values, |v| float(v).map(bf16::from_f64)),
+        DataType::DtInt32 => build(shape, values, |v| {
+            narrow(v).and_then(|i| i32::try_from(i).map_err(|e| e.to_string()))
+        }),
+        DataType::DtInt64 => build(shape, values, int),
+        DataType::DtInt8 => build(shape, values, |v| {
+            narrow(v).and_then(|i| i8::try_from(i).map_err(|e| e.to_string()))
+        }),
+        DataType::DtInt16 => build(shape, values, |v| {
+            narrow(v).and_then(|i| i16::try_from(i).map_err(|e| e.to_string()))
+        }),
+        DataType::DtUint8 => build(shape, values, |v| {
+            narrow(v).and_then(|i| u8::try_from(i).map_err(|e| e.to_string()))
+        }),
+        DataType::DtBool => build(shape, values, |v| {
+            v.as_bool().ok_or(format!("bad bool {v}"))
+        }),
+        other => Err(format!("dtype {other:?} is not supported in io.json")),
+    }
+}
+
+/// The tensor's values widened to f64 (integers and bools too), or `None`
+/// for dtypes without a numeric view.
+pub fn as_f64(t: &Tensor) -> Option<Vec<f64>> {
+    Some(match t.dtype() {
+        DataType::DtFloat => t
+            .as_slice::<f32>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DataType::DtDouble => t.as_slice::<f64>().ok()?.to_vec(),
+        DataType::DtHalf => t
+            .as_slice::<f16>()
+            .ok()?
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
+        DataType::DtBfloat16 => t
+            .as_slice::<bf16>()
+            .ok()?
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
+        DataType::DtInt32 => t
+            .as_slice::<i32>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DataType::DtInt64 => t
+            .as_slice::<i64>()
+            .ok()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        DataType::DtInt8 => t
+            .as_slice::<i8>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DataType::DtInt16 => t
+            .as_slice::<i16>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DataType::DtUint8 => t
+            .as_slice::<u8>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DataType::DtBool => t
+            .as_slice::<bool>()
+            .ok()?
+            .iter()
+            .map(|&v| f64::from(u8::from(v)))
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// The tolerance for comparing our floats with TF's, in units in the last
+/// place of the dtype (relative) plus an absolute floor, per dtype:
+/// integers and bools must match exactly.
+///
+/// - f32: 64 ulps (2^-17 relative) with an absolute floor of 1e-6. Our
+///   transcendental functions (libm's `expf`, `tanhf`, ...) are not Eigen's
+///   polynomial approximations, and MatMul/Conv2D/reductions sum in another
+///   order (gemm's blocking vs Eigen's), which costs a few ulps per
+///   accumulation over K terms; chains of such ops (MLP, CNN) compound it.
+/// - f64: 64 ulps (2^-46), same reasoning.
+/// - f16/bf16: 1 ulp of the type (TF computes in f32 and rounds; a
+///   different f32 result may round the other way), plus the f32 error.
+pub fn tolerance(dtype: DataType) -> (f64, f64) {
+    match dtype {
+        DataType::DtFloat => (2f64.powi(-17), 1e-6),
+        DataType::DtDouble => (2f64.powi(-46), 1e-12),
+        DataType::DtHalf => (2f64.powi(-10), 2f64.powi(-24)),
+        DataType::DtBfloat16 => (2f64.powi(-7), 1e-6),
+        _ => (0.0, 0.0),
+    }
+}
+
+/// Compares `ours` with TF's `expected`: same dtype and shape, values equal
+/// within [`tolerance`]. Returns the largest relative error seen.
+pub fn compare(name: &str, ours: &Tensor, expected: &Tensor) -> Result<f64, String> {
+    if ours.dtype() != expected.dtype() {
+        return Err(format!(
+            "{name}: dtype {:?}, TF has {:?}",
+            ours.dtype(),
+            expected.dtype()
+        ));
+    }
+    if ours.dims() != expected.dims() {
+        return Err(format!(
+            "{name}: shape {:?}, TF has {:?}",
+            ours.dims(),
+            expected.dims()
+        ));
+    }
+    let (Some(a), Some(b)) = (as_f64(ours), as_f64(expected)) else {
+        return Err(format!(
+            "{name}: dtype {:?} cannot be compared",
+            ours.dtype()
+        ));
+    };
+    let (rel, abs) = tolerance(ours.dtype());
+    let mut worst: f64 = 0.0;
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+        if x.is_nan() && y.is_nan() || x == y {
+            continue;
+        }
+        let err = (x - y).abs();
+        let allowed = abs.max(rel * y.abs());
+        if !(err <= allowed) {
+            return Err(format!(
+                "{name}[{i}]: {x} vs TF's {y} (error {err:e} > {allowed:e})"
+            ));
+        }
+        if y != 0.0 {
+            worst = worst.max(err / y.abs());
+        }
+    }
+    Ok(worst)
+}
