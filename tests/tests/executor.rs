@@ -1,0 +1,281 @@
+//! The executor's checks and run semantics: malformed files, unknown ops,
+//! dangling and mistyped inputs, cycles, bad feeds and fetches, pruning,
+//! control inputs, and freeing/forwarding of intermediates.
+
+use registry_core::executor::{Graph, GraphError, RunError, Session, load_graph_def};
+use registry_core::proto::{GraphDef, TextFormat};
+use registry_core::tensor::Tensor;
+
+fn graph(text: &str) -> Result<Graph, GraphError> {
+    Graph::new(GraphDef::from_pbtxt(text).expect("test pbtxt parses"))
+}
+
+const PLACEHOLDER_X: &str =
+    r#"node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }"#;
+
+fn abs(name: &str, input: &str) -> String {
+    format!(
+        r#"node {{ name: "{name}" op: "Abs" input: "{input}" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}"#
+    )
+}
+
+fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("executor-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).expect("write temp file");
+    path
+}
+
+#[test]
+fn malformed_files_are_decode_errors() {
+    let garbage = temp("garbage.pb", &[0xff, 0xff, 0xff, 0x07, 0x01]);
+    let err = load_graph_def(&garbage).unwrap_err();
+    assert!(matches!(err, GraphError::Decode { .. }), "{err}");
+    assert!(err.to_string().contains("is not a GraphDef"), "{err}");
+
+    let bad_text = temp("bad.pbtxt", b"node { name: \"x\" op: ");
+    let err = load_graph_def(&bad_text).unwrap_err();
+    assert!(err.to_string().contains("as text"), "{err}");
+
+    let missing = load_graph_def("/nonexistent/graph.pb").unwrap_err();
+    assert!(matches!(missing, GraphError::Io { .. }), "{missing}");
+}
+
+#[test]
+fn text_and_binary_files_load_the_same_graph() {
+    let text = format!("{PLACEHOLDER_X}\n{}", abs("y", "x"));
+    let def = GraphDef::from_pbtxt(&text).unwrap();
+    let pb = temp("g.pb", &prost::Message::encode_to_vec(&def));
+    let pbtxt = temp("g.pbtxt", text.as_bytes());
+    assert_eq!(
+        load_graph_def(&pb).unwrap(),
+        load_graph_def(&pbtxt).unwrap()
+    );
+}
+
+#[test]
+fn unknown_ops_are_named_with_suggestions() {
+    let err = graph(r#"node { name: "n" op: "Abss" }"#).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("node 'n'") && msg.contains("Abss") && msg.contains("did you mean 'Abs'"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn invalid_node_defs_name_the_node() {
+    let err = graph(r#"node { name: "y" op: "Abs" input: "x" }"#).unwrap_err();
+    assert!(
+        err.to_string().contains("'y'") && err.to_string().contains("'T'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dangling_inputs_and_ports_are_errors() {
+    let err = graph(&abs("y", "nowhere")).unwrap_err();
+    assert!(
+        matches!(err, GraphError::DanglingInput { ref missing, .. } if missing == "nowhere"),
+        "{err}"
+    );
+    let err = graph(&format!("{PLACEHOLDER_X}\n{}", abs("y", "x:3"))).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GraphError::BadInputPort {
+                port: 3,
+                num_outputs: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = graph(&format!(
+        "{PLACEHOLDER_X}\n{}",
+        abs("y", "x\" input: \"^ghost")
+    ))
+    .unwrap_err();
+    assert!(matches!(err, GraphError::DanglingInput { .. }), "{err}");
+}
+
+#[test]
+fn mistyped_inputs_are_errors() {
+    let err = graph(&format!(
+        r#"node {{ name: "x" op: "Placeholder" attr {{ key: "dtype" value {{ type: DT_INT32 }} }} }}
+           {}"#,
+        abs("y", "x")
+    ))
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("was passed int32 from x incompatible with expected float"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn duplicate_names_and_empty_graphs_are_errors() {
+    let err = graph(&format!("{PLACEHOLDER_X}\n{PLACEHOLDER_X}")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GraphError::DuplicateNode {
+                first: 0,
+                second: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(matches!(graph("").unwrap_err(), GraphError::Empty));
+}
+
+#[test]
+fn cycles_are_reported_with_their_nodes() {
+    let err = graph(&format!(
+        "{}\n{}\n{}",
+        abs("a", "c"),
+        abs("b", "a"),
+        abs("c", "b")
+    ))
+    .unwrap_err();
+    let GraphError::Cycle { nodes } = &err else {
+        panic!("expected a cycle, got {err}");
+    };
+    for name in ["a", "b", "c"] {
+        assert!(nodes.iter().any(|n| n == name), "{err}");
+    }
+    // A control edge closes a cycle too.
+    let err = graph(&format!(
+        "{PLACEHOLDER_X}\n{}\n{}",
+        abs("a", "x\" input: \"^b"),
+        abs("b", "a")
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("cycle"), "{err}");
+}
+
+#[test]
+fn runs_compute_and_prune() {
+    kernels_cpu::link();
+    let g = graph(&format!(
+        r#"{PLACEHOLDER_X}
+           {}
+           node {{ name: "unfed" op: "Placeholder" attr {{ key: "dtype" value {{ type: DT_FLOAT }} }} }}
+           {}"#,
+        abs("y", "x"),
+        abs("z", "unfed")
+    ))
+    .unwrap();
+    let session = Session::new(g);
+    let x = Tensor::from_vec([3], vec![-1.0f32, 2.0, -3.0]).unwrap();
+    // `z` depends on an unfed placeholder but is not fetched: it does not run.
+    let out = session.run(&[("x", x.clone())], &["y"]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0]);
+    assert_eq!(session.placement("y").as_deref(), Some("CPU"));
+    assert_eq!(
+        x.as_slice::<f32>().unwrap(),
+        &[-1.0, 2.0, -3.0],
+        "a caller's feed is never overwritten"
+    );
+    // Fetching it runs the Placeholder kernel, which asks for a feed.
+    let err = session.run(&[("x", x)], &["z"]).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("node 'unfed'") && msg.contains("You must feed a value"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn bad_feeds_and_fetches_are_errors() {
+    kernels_cpu::link();
+    let session = Session::new(graph(&format!("{PLACEHOLDER_X}\n{}", abs("y", "x"))).unwrap());
+    let x = Tensor::from_vec([1], vec![1.0f32]).unwrap();
+    let wrong = Tensor::from_vec([1], vec![1i32]).unwrap();
+    let err = session.run(&[("x", wrong)], &["y"]).unwrap_err();
+    assert!(matches!(err, RunError::FeedType { .. }), "{err}");
+    assert!(
+        err.to_string().contains("int32") && err.to_string().contains("float"),
+        "{err}"
+    );
+    let err = session.run(&[("nope", x.clone())], &["y"]).unwrap_err();
+    assert!(
+        err.to_string().contains("feed 'nope'") && err.to_string().contains("no node"),
+        "{err}"
+    );
+    let err = session.run(&[("x", x.clone())], &["y:1"]).unwrap_err();
+    assert!(err.to_string().contains("has 1 output"), "{err}");
+    let err = session
+        .run(&[("x", x.clone()), ("x:0", x.clone())], &["y"])
+        .unwrap_err();
+    assert!(matches!(err, RunError::DuplicateFeed(_)), "{err}");
+    let prepared = session.prepare(&["x"], &["y"]).unwrap();
+    let err = prepared.run([x.clone(), x]).unwrap_err();
+    assert!(matches!(err, RunError::FeedCount { given: 2, .. }), "{err}");
+}
+
+#[test]
+fn kernel_errors_name_node_op_and_device() {
+    kernels_cpu::link();
+    let session = Session::new(
+        graph(&format!(
+            r#"{PLACEHOLDER_X}
+               node {{ name: "y" op: "Placeholder" attr {{ key: "dtype" value {{ type: DT_FLOAT }} }} }}
+               node {{ name: "mm" op: "MatMul" input: "x" input: "y" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}"#
+        ))
+        .unwrap(),
+    );
+    let v = Tensor::from_vec([3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let err = session
+        .run(&[("x", v.clone()), ("y", v)], &["mm"])
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("node 'mm' (op 'MatMul', device 'CPU'):"),
+        "{msg}"
+    );
+    assert!(msg.contains("is not a matrix"), "{msg}");
+}
+
+#[test]
+fn requested_devices_fall_back_to_cpu() {
+    kernels_cpu::link();
+    let session = Session::new(
+        graph(&format!(
+            r#"{PLACEHOLDER_X}
+               node {{ name: "y" op: "Abs" input: "x" device: "/job:localhost/replica:0/task:0/device:TPU:0"
+                       attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}"#
+        ))
+        .unwrap(),
+    );
+    let x = Tensor::from_vec([1], vec![-4.0f32]).unwrap();
+    assert_eq!(
+        session.run(&[("x", x)], &["y"]).unwrap()[0]
+            .as_slice::<f32>()
+            .unwrap(),
+        &[4.0]
+    );
+    assert_eq!(session.placement("y").as_deref(), Some("CPU"));
+}
+
+#[test]
+fn a_chain_reuses_buffers_in_place() {
+    kernels_cpu::link();
+    let mut text = String::from(PLACEHOLDER_X);
+    let mut previous = "x".to_owned();
+    for i in 0..50 {
+        let name = format!("n{i}");
+        text.push_str(&abs(&name, &previous));
+        previous = name;
+    }
+    let session = Session::new(graph(&text).unwrap());
+    let prepared = session.prepare(&["x"], &[previous.as_str()]).unwrap();
+    let x = Tensor::from_vec([4], vec![-1.0f32, 2.0, -3.0, 4.0]).unwrap();
+    let address = x.as_bytes().unwrap().as_ptr();
+    let out = prepared.run([x]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+    // The unique feed was moved down the chain and computed in place.
+    assert_eq!(out[0].as_bytes().unwrap().as_ptr(), address);
+}
