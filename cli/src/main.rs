@@ -9,11 +9,17 @@
 //! opreg kernels list [--op OP] [--device DEVICE]
 //! opreg kernels export [--format pbtxt|pb|json] [-o FILE]
 //! opreg kernels check
+//! opreg check GRAPH [--feeds FILE] [--device cpu|gpu]
+//! opreg run GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--format table|json] [--repeat N]
+//! opreg graph GRAPH --dot [--feeds FILE]
+//! opreg docs -o DIR
 //! ```
 //!
 //! Errors are printed as `error: ...` on stderr, with exit code 1.
 
+mod docs;
 mod export;
+mod graph_cmds;
 mod kernels;
 mod show;
 
@@ -23,6 +29,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use registry_core::KernelRegistry;
+use registry_core::executor::Graph;
 use registry_core::registry::{OpRegistry, RegistryError};
 
 // Ops are linked only from crates this binary names (see
@@ -45,6 +52,56 @@ enum Command {
     /// Work with the kernel registry.
     #[command(subcommand)]
     Kernels(KernelsCommand),
+    /// Validate a GraphDef (.pb or .pbtxt): ops, NodeDefs, edges, cycles,
+    /// shape inference and kernels; prints each node's output dtypes and shapes.
+    Check {
+        /// The graph file.
+        graph: PathBuf,
+        /// An io.json-style file whose `feeds` give input shapes.
+        #[arg(long, value_name = "FILE")]
+        feeds: Option<PathBuf>,
+        /// The device to check kernels for (falls back to CPU).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+    },
+    /// Run a GraphDef with feeds and print the fetched tensors.
+    Run {
+        /// The graph file (.pb or .pbtxt).
+        graph: PathBuf,
+        /// An io.json-style file: its `feeds` list is fed, and its
+        /// `fetches` names are fetched when no --fetch is given.
+        #[arg(long, value_name = "FILE")]
+        feeds: Option<PathBuf>,
+        /// A tensor to fetch, `node:port` (repeatable).
+        #[arg(long = "fetch", value_name = "NAME:PORT")]
+        fetches: Vec<String>,
+        /// Preferred device (nodes without a kernel there run on CPU).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = graph_cmds::RunFormat::Table)]
+        format: graph_cmds::RunFormat,
+        /// Run this many times and report the time per run.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+    },
+    /// Draw a GraphDef.
+    Graph {
+        /// The graph file.
+        graph: PathBuf,
+        /// Print Graphviz DOT (ops, dtypes and shapes on edges).
+        #[arg(long)]
+        dot: bool,
+        /// An io.json-style file whose `feeds` give input shapes.
+        #[arg(long, value_name = "FILE")]
+        feeds: Option<PathBuf>,
+    },
+    /// Write a Markdown reference of every registered op and its kernels.
+    Docs {
+        /// The output folder (README.md and ops/<Op>.md).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -137,6 +194,23 @@ enum CliError {
     /// The OpList could not be converted to JSON.
     #[error("cannot convert the op list to JSON: {0}")]
     Json(String),
+    /// A graph file is invalid.
+    #[error(transparent)]
+    Graph(#[from] registry_core::executor::GraphError),
+    /// A run failed.
+    #[error(transparent)]
+    Run(#[from] registry_core::executor::RunError),
+    /// A feeds file or argument is invalid.
+    #[error("{what}: {message}")]
+    Input {
+        /// What was being read.
+        what: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `opreg check` found nodes without a kernel.
+    #[error("{} node(s) have no kernel:\n{}", .0.len(), .0.join("\n"))]
+    Check(Vec<String>),
     /// `kernels check` found kernels of unknown ops.
     #[error("{} kernel(s) implement ops that are not registered:\n{}", .0.len(), .0.join("\n"))]
     OrphanKernels(Vec<String>),
@@ -169,6 +243,65 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
     match cli.command {
         Command::Ops(command) => run_ops(command, registry),
         Command::Kernels(command) => run_kernels(command, registry),
+        Command::Check {
+            graph,
+            feeds,
+            device,
+        } => {
+            let feeds = optional_feeds(feeds.as_deref())?.0;
+            let graph = Graph::from_file(&graph)?;
+            let devices = graph_cmds::devices(&device);
+            write_stdout(graph_cmds::check(&graph, &feeds, &devices)?.as_bytes())
+        }
+        Command::Run {
+            graph,
+            feeds,
+            fetches,
+            device,
+            format,
+            repeat,
+        } => {
+            let (feeds, default_fetches) = optional_feeds(feeds.as_deref())?;
+            let fetches = if fetches.is_empty() {
+                default_fetches
+            } else {
+                fetches
+            };
+            let graph = Graph::from_file(&graph)?;
+            let text = graph_cmds::run(
+                graph,
+                feeds,
+                &fetches,
+                graph_cmds::devices(&device),
+                format,
+                repeat,
+            )?;
+            write_stdout(text.as_bytes())
+        }
+        Command::Graph { graph, dot, feeds } => {
+            let feeds = optional_feeds(feeds.as_deref())?.0;
+            let graph = Graph::from_file(&graph)?;
+            if !dot {
+                return Err(CliError::Input {
+                    what: "opreg graph".into(),
+                    message: "choose an output format: --dot".into(),
+                });
+            }
+            write_stdout(graph_cmds::dot(&graph, &feeds)?.as_bytes())
+        }
+        Command::Docs { output } => {
+            let n = docs::write(&output, registry, KernelRegistry::global())?;
+            write_stdout(format!("wrote {n} op pages to {}\n", output.display()).as_bytes())
+        }
+    }
+}
+
+fn optional_feeds(
+    path: Option<&std::path::Path>,
+) -> Result<(Vec<opreg_cli::io_json::NamedTensor>, Vec<String>), CliError> {
+    match path {
+        Some(path) => graph_cmds::read_feeds(path),
+        None => Ok((Vec::new(), Vec::new())),
     }
 }
 

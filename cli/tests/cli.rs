@@ -283,3 +283,142 @@ fn kernels_check_passes_for_the_linked_kernels() {
     let text = stdout_of(&["kernels", "check"]);
     assert!(text.ends_with("kernels, no problems\n"), "{text}");
 }
+
+fn shared_graph(name: &str, file: &str) -> String {
+    let dir = std::env::var_os("OPREG_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    dir.join("graphs")
+        .join(name)
+        .join(file)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn run_json_matches_tensorflow_for_every_shared_graph() {
+    for name in [
+        "addn_reduce",
+        "batchnorm_misc",
+        "broadcast_int",
+        "cnn_f32",
+        "double_half",
+        "elementwise_f32",
+        "mlp_f32",
+    ] {
+        let io = shared_graph(name, "io.json");
+        let text = stdout_of(&[
+            "run",
+            &shared_graph(name, "graph.pb"),
+            "--feeds",
+            &io,
+            "--format",
+            "json",
+        ]);
+        let ours = opreg_cli::io_json::read_list(&text, "fetches").expect("run's JSON reads back");
+        let tf = opreg_cli::io_json::read_list(&std::fs::read_to_string(&io).unwrap(), "fetches")
+            .unwrap();
+        assert_eq!(ours.len(), tf.len(), "{name}");
+        for (a, b) in ours.iter().zip(&tf) {
+            assert_eq!(a.name, b.name, "{name}");
+            let err = opreg_tests::graphs::compare(&a.name, &a.tensor, &b.tensor);
+            assert!(err.is_ok(), "{name}: {err:?}");
+        }
+    }
+}
+
+#[test]
+fn run_table_and_repeat() {
+    let text = stdout_of(&[
+        "run",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--feeds",
+        &shared_graph("mlp_f32", "io.json"),
+        "--fetch",
+        "Identity:0",
+        "--repeat",
+        "3",
+    ]);
+    assert!(text.starts_with("Identity:0: int64 [8]\n"), "{text}");
+    assert!(text.contains("3 runs: min "), "{text}");
+}
+
+#[test]
+fn check_reports_every_node_with_shapes() {
+    let text = stdout_of(&[
+        "check",
+        &shared_graph("cnn_f32", "graph.pb"),
+        "--feeds",
+        &shared_graph("cnn_f32", "io.json"),
+    ]);
+    assert!(text.contains("12 nodes: valid"), "{text}");
+    assert!(text.contains("float[2,10]"), "{text}");
+}
+
+#[test]
+fn graph_dot_draws_edges_with_dtypes_and_shapes() {
+    let text = stdout_of(&[
+        "graph",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--dot",
+        "--feeds",
+        &shared_graph("mlp_f32", "io.json"),
+    ]);
+    assert!(text.starts_with("digraph G {"), "{text}");
+    assert!(text.contains("float[8,16]"), "{text}");
+}
+
+#[test]
+fn docs_writes_a_page_per_op() {
+    let dir = temp_file("docs");
+    let dir_str = dir.to_str().unwrap();
+    stdout_of(&["docs", "-o", dir_str]);
+    let index = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(index.contains("| [MatMul](ops/MatMul.md) |"), "{index}");
+    let page = std::fs::read_to_string(dir.join("ops/MatMul.md")).unwrap();
+    assert!(page.contains("device='CPU'; T in [DT_FLOAT]"), "{page}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_graphs_and_feeds_exit_non_zero_with_a_message() {
+    let not_a_graph = temp_file("not-a-graph.pb");
+    std::fs::write(&not_a_graph, [0xffu8, 0xff, 0x07]).unwrap();
+    let out = opreg(&["run", not_a_graph.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a GraphDef"));
+
+    let bad_feeds = temp_file("bad-feeds.json");
+    std::fs::write(
+        &bad_feeds,
+        r#"{"feeds": [{"name": "x:0", "dtype": "DT_FLOAT", "shape": [2], "values": [1]}]}"#,
+    )
+    .unwrap();
+    let out = opreg(&[
+        "run",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--feeds",
+        bad_feeds.to_str().unwrap(),
+        "--fetch",
+        "Identity:0",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("feeds file") && stderr.contains("x:0"),
+        "{stderr}"
+    );
+
+    let out = opreg(&[
+        "run",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--feeds",
+        &shared_graph("mlp_f32", "io.json"),
+        "--fetch",
+        "nope:0",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fetch 'nope:0'"));
+    let _ = std::fs::remove_file(not_a_graph);
+    let _ = std::fs::remove_file(bad_feeds);
+}

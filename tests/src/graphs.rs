@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use opreg_cli::io_json::read_list;
 use opreg_proto::DataType;
 use registry_core::tensor::{Tensor, bf16, f16};
-use serde_json::Value;
 
 /// One feed or fetch of an `io.json`.
 #[derive(Debug, Clone)]
@@ -43,17 +43,19 @@ pub fn shared_graphs() -> Vec<SharedGraph> {
         .collect()
 }
 
-/// Reads a graph folder's `io.json`.
+/// Reads a graph folder's `io.json` (with `opreg_cli::io_json`, the reader
+/// `opreg run --feeds` uses).
 pub fn load(dir: &Path) -> Result<SharedGraph, String> {
     let text = std::fs::read_to_string(dir.join("io.json")).map_err(|e| e.to_string())?;
-    let json: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let list = |key: &str| -> Result<Vec<IoTensor>, String> {
-        json[key]
-            .as_array()
-            .ok_or(format!("no `{key}` list"))?
-            .iter()
-            .map(io_tensor)
-            .collect()
+        Ok(read_list(&text, key)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|t| IoTensor {
+                name: t.name,
+                tensor: t.tensor,
+            })
+            .collect())
     };
     Ok(SharedGraph {
         name: dir
@@ -64,82 +66,6 @@ pub fn load(dir: &Path) -> Result<SharedGraph, String> {
         feeds: list("feeds")?,
         fetches: list("fetches")?,
     })
-}
-
-/// One `{name, dtype, shape, values}` entry as a tensor.
-pub fn io_tensor(entry: &Value) -> Result<IoTensor, String> {
-    let name = entry["name"]
-        .as_str()
-        .ok_or("entry without name")?
-        .to_owned();
-    let dtype_name = entry["dtype"].as_str().ok_or("entry without dtype")?;
-    let dtype = DataType::from_str_name(dtype_name).ok_or(format!("unknown dtype {dtype_name}"))?;
-    let shape: Vec<usize> = entry["shape"]
-        .as_array()
-        .ok_or("entry without shape")?
-        .iter()
-        .map(|d| d.as_u64().map(|d| d as usize).ok_or("bad dim"))
-        .collect::<Result<_, _>>()?;
-    let values = entry["values"].as_array().ok_or("entry without values")?;
-    let tensor = tensor_from_json(dtype, &shape, values).map_err(|e| format!("{name}: {e}"))?;
-    Ok(IoTensor { name, tensor })
-}
-
-fn float(v: &Value) -> Result<f64, String> {
-    match v {
-        Value::Number(n) => n.as_f64().ok_or("bad number".into()),
-        Value::String(s) => match s.as_str() {
-            "NaN" | "nan" => Ok(f64::NAN),
-            "Infinity" | "inf" => Ok(f64::INFINITY),
-            "-Infinity" | "-inf" => Ok(f64::NEG_INFINITY),
-            other => Err(format!("bad float {other}")),
-        },
-        other => Err(format!("bad float {other}")),
-    }
-}
-
-fn int(v: &Value) -> Result<i64, String> {
-    v.as_i64().ok_or(format!("bad integer {v}"))
-}
-
-/// A tensor of `dtype` from io.json's value encoding.
-pub fn tensor_from_json(
-    dtype: DataType,
-    shape: &[usize],
-    values: &[Value],
-) -> Result<Tensor, String> {
-    fn build<T: registry_core::tensor::TensorElement>(
-        shape: &[usize],
-        values: &[Value],
-        f: impl Fn(&Value) -> Result<T, String>,
-    ) -> Result<Tensor, String> {
-        let data = values.iter().map(f).collect::<Result<Vec<T>, _>>()?;
-        Tensor::from_vec(shape, data).map_err(|e| e.to_string())
-    }
-    let narrow = |v: &Value| -> Result<i64, String> { int(v) };
-    match dtype {
-        DataType::DtFloat => build(shape, values, |v| float(v).map(|f| f as f32)),
-        DataType::DtDouble => build(shape, values, float),
-        DataType::DtHalf => build(shape, values, |v| float(v).map(f16::from_f64)),
-        DataType::DtBfloat16 => build(shape, values, |v| float(v).map(bf16::from_f64)),
-        DataType::DtInt32 => build(shape, values, |v| {
-            narrow(v).and_then(|i| i32::try_from(i).map_err(|e| e.to_string()))
-        }),
-        DataType::DtInt64 => build(shape, values, int),
-        DataType::DtInt8 => build(shape, values, |v| {
-            narrow(v).and_then(|i| i8::try_from(i).map_err(|e| e.to_string()))
-        }),
-        DataType::DtInt16 => build(shape, values, |v| {
-            narrow(v).and_then(|i| i16::try_from(i).map_err(|e| e.to_string()))
-        }),
-        DataType::DtUint8 => build(shape, values, |v| {
-            narrow(v).and_then(|i| u8::try_from(i).map_err(|e| e.to_string()))
-        }),
-        DataType::DtBool => build(shape, values, |v| {
-            v.as_bool().ok_or(format!("bad bool {v}"))
-        }),
-        other => Err(format!("dtype {other:?} is not supported in io.json")),
-    }
 }
 
 /// The tensor's values widened to f64 (integers and bools too), or `None`

@@ -1,0 +1,261 @@
+//! `opreg check`, `opreg run` and `opreg graph --dot`: TensorFlow GraphDefs
+//! checked, run and drawn.
+
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use opreg_cli::io_json::{self, NamedTensor};
+use opreg_proto::DataTypeExt;
+use registry_core::executor::{Graph, GraphShapes, Session, SessionOptions};
+use registry_core::shape::Shape;
+use registry_core::tensor::Tensor;
+
+use crate::CliError;
+
+/// Reads the `feeds` list of an io.json-style file (and its `fetches`
+/// names, the default fetches).
+pub(crate) fn read_feeds(path: &Path) -> Result<(Vec<NamedTensor>, Vec<String>), CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
+        what: format!("feeds file {}", path.display()),
+        message: e.to_string(),
+    })?;
+    let bad = |e: io_json::IoJsonError| CliError::Input {
+        what: format!("feeds file {}", path.display()),
+        message: e.to_string(),
+    };
+    let feeds = io_json::read_list(&text, "feeds").map_err(bad)?;
+    let fetches = io_json::names(&text, "fetches").unwrap_or_default();
+    Ok((feeds, fetches))
+}
+
+/// The graph's shapes with the feeds' shapes plugged in.
+fn shapes(graph: &Graph, feeds: &[NamedTensor]) -> Result<GraphShapes, CliError> {
+    let fed = feeds
+        .iter()
+        .map(|f| {
+            Ok((
+                graph.endpoint(&f.name, "feed")?,
+                Shape::from(f.tensor.shape()),
+            ))
+        })
+        .collect::<Result<Vec<_>, registry_core::executor::GraphError>>()?;
+    Ok(graph.infer_shapes(&fed)?)
+}
+
+/// `opreg check`: every node with its inferred output dtypes and shapes, and
+/// the device its kernel would run on.
+pub(crate) fn check(
+    graph: &Graph,
+    feeds: &[NamedTensor],
+    devices: &[String],
+) -> Result<String, CliError> {
+    let shapes = shapes(graph, feeds)?;
+    let kernels = registry_core::KernelRegistry::global();
+    let mut out = String::new();
+    let mut problems = Vec::new();
+    let width = graph
+        .nodes()
+        .iter()
+        .map(|n| n.name().len())
+        .max()
+        .unwrap_or(0);
+    for (node, outputs) in graph.nodes().iter().zip(&shapes) {
+        let outs: Vec<String> = node
+            .output_types
+            .iter()
+            .zip(outputs)
+            .map(|(t, s)| format!("{}{s}", t.type_name()))
+            .collect();
+        let device = devices
+            .iter()
+            .find(|d| kernels.find_kernel(&node.def, d).is_ok())
+            .cloned();
+        let device = match device {
+            Some(d) => d,
+            None => {
+                let err = kernels
+                    .find_kernel(&node.def, devices.first().map_or("CPU", String::as_str))
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                problems.push(err);
+                "-".to_owned()
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{:width$}  {:<18} {:<4} -> {}",
+            node.name(),
+            node.op(),
+            device,
+            if outs.is_empty() {
+                "()".to_owned()
+            } else {
+                outs.join(", ")
+            }
+        );
+    }
+    if !problems.is_empty() {
+        return Err(CliError::Check(problems));
+    }
+    let _ = writeln!(
+        out,
+        "{} nodes: valid, shapes inferred, every node has a kernel",
+        graph.nodes().len()
+    );
+    Ok(out)
+}
+
+/// How `opreg run` prints fetched tensors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RunFormat {
+    /// One block per fetch: name, dtype, shape, values.
+    Table,
+    /// `{"fetches": [{"name", "dtype", "shape", "values"}]}` with io.json's encoding.
+    Json,
+}
+
+/// `opreg run`: runs the graph `repeat` times; prints the fetches (and
+/// timings when `repeat > 1`).
+pub(crate) fn run(
+    graph: Graph,
+    feeds: Vec<NamedTensor>,
+    fetches: &[String],
+    devices: Vec<String>,
+    format: RunFormat,
+    repeat: usize,
+) -> Result<String, CliError> {
+    if fetches.is_empty() {
+        return Err(CliError::Input {
+            what: "fetches".into(),
+            message:
+                "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)"
+                    .into(),
+        });
+    }
+    let session = Session::with_options(graph, SessionOptions { devices });
+    let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
+    let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();
+    let prepared = session.prepare(&names, &fetch_names)?;
+    let mut times = Vec::with_capacity(repeat.max(1));
+    let mut outputs = Vec::new();
+    for _ in 0..repeat.max(1) {
+        let start = Instant::now();
+        outputs = prepared.run(feeds.iter().map(|f| f.tensor.clone()))?;
+        times.push(start.elapsed());
+    }
+    let mut text = match format {
+        RunFormat::Table => table(fetches, &outputs),
+        RunFormat::Json => {
+            let list: Vec<serde_json::Value> = fetches
+                .iter()
+                .zip(&outputs)
+                .map(|(n, t)| io_json::entry_json(n, t))
+                .collect();
+            let mut json = serde_json::to_string_pretty(&serde_json::json!({ "fetches": list }))
+                .map_err(|e| CliError::Json(e.to_string()))?;
+            json.push('\n');
+            json
+        }
+    };
+    if repeat > 1 {
+        let timing = timing(&mut times);
+        match format {
+            RunFormat::Table => text.push_str(&timing),
+            // Keep stdout valid JSON: timings go to stderr.
+            RunFormat::Json => eprint!("{timing}"),
+        }
+    }
+    Ok(text)
+}
+
+fn table(fetches: &[String], outputs: &[Tensor]) -> String {
+    const MAX_ROWS: usize = 16;
+    let mut out = String::new();
+    for (name, t) in fetches.iter().zip(outputs) {
+        let _ = writeln!(out, "{name}: {} {}", t.dtype().type_name(), t.shape());
+        let Some(values) = io_json::values_json(t) else {
+            let _ = writeln!(out, "  (values of this dtype are not printed)");
+            continue;
+        };
+        let cell = |v: &serde_json::Value| match v.as_f64() {
+            Some(f) if v.is_f64() => format!("{f:>11.6}"),
+            _ => format!("{:>6}", v.to_string()),
+        };
+        // One line per innermost row.
+        let row_len = t.dims().last().copied().unwrap_or(1).max(1);
+        let rows: Vec<&[serde_json::Value]> = values.chunks(row_len).collect();
+        for row in rows.iter().take(MAX_ROWS) {
+            let cells: Vec<String> = row.iter().map(cell).collect();
+            let _ = writeln!(out, "  {}", cells.join(" "));
+        }
+        if rows.len() > MAX_ROWS {
+            let _ = writeln!(out, "  ... ({} rows in all)", rows.len());
+        }
+    }
+    out
+}
+
+fn timing(times: &mut [Duration]) -> String {
+    times.sort();
+    let total: Duration = times.iter().sum();
+    let n = times.len();
+    let mean = total / u32::try_from(n).unwrap_or(u32::MAX);
+    format!(
+        "{n} runs: min {:.1} us, median {:.1} us, mean {:.1} us\n",
+        times[0].as_secs_f64() * 1e6,
+        times[n / 2].as_secs_f64() * 1e6,
+        mean.as_secs_f64() * 1e6
+    )
+}
+
+/// `opreg graph --dot`: Graphviz DOT, one box per node (name and op), one
+/// edge per data input labelled with dtype and inferred shape, dashed edges
+/// for control inputs.
+pub(crate) fn dot(graph: &Graph, feeds: &[NamedTensor]) -> Result<String, CliError> {
+    let shapes = shapes(graph, feeds)?;
+    let quote = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out =
+        String::from("digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n");
+    for (i, node) in graph.nodes().iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  n{i} [label=\"{}\\n{}\"];",
+            quote(node.name()),
+            quote(node.op())
+        );
+    }
+    for (i, node) in graph.nodes().iter().enumerate() {
+        for e in &node.inputs {
+            let source = &graph.nodes()[e.node];
+            let dtype = source.output_types[e.port].type_name();
+            let shape = &shapes[e.node][e.port];
+            let port = if e.port == 0 {
+                String::new()
+            } else {
+                format!(":{}", e.port)
+            };
+            let _ = writeln!(
+                out,
+                "  n{} -> n{i} [label=\"{port} {dtype}{shape}\"];",
+                e.node
+            );
+        }
+        for &c in &node.control_inputs {
+            let _ = writeln!(out, "  n{c} -> n{i} [style=dashed];");
+        }
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// The device preference list for `--device`.
+pub(crate) fn devices(device: &str) -> Vec<String> {
+    let device = device.to_ascii_uppercase();
+    if device == "CPU" {
+        vec!["CPU".into()]
+    } else {
+        vec![device, "CPU".into()]
+    }
+}
