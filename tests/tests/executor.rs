@@ -279,3 +279,16 @@ fn a_chain_reuses_buffers_in_place() {
     // The unique feed was moved down the chain and computed in place.
     assert_eq!(out[0].as_bytes().unwrap().as_ptr(), address);
 }
+
+#[test]
+fn static_shape_errors_are_found_before_running() {
+    let err = graph(
+        r#"node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+                  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 } } float_val: 1 } } } }
+           node { name: "mm" op: "MatMul" input: "a" input: "a" attr { key: "T" value { type: DT_FLOAT } } }"#,
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, GraphError::Shape(_)), "{msg}");
+    assert!(msg.contains("mm") && msg.contains("MatMul"), "{msg}");
+}

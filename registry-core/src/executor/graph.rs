@@ -124,7 +124,9 @@ impl Graph {
 
     /// Checks `graph_def` against `ops`: every op registered, every NodeDef
     /// valid (TF's `ValidateNodeDef`), every input naming an existing node
-    /// and output of the right dtype, no cycles.
+    /// and output of the right dtype, no cycles, and shape inference over
+    /// the whole graph (Placeholders with their declared, possibly partial,
+    /// shapes).
     pub fn with_registry(ops: &OpRegistry, graph_def: GraphDef) -> Result<Self, GraphError> {
         if graph_def.node.is_empty() {
             return Err(GraphError::Empty);
@@ -165,7 +167,11 @@ impl Graph {
             nodes[i].control_inputs = controls;
         }
         let order = topological_order(&nodes)?;
-        Ok(Self::reordered(nodes, &order))
+        let graph = Self::reordered(nodes, &order);
+        // Static shape errors (a MatMul of constants that cannot multiply,
+        // a bad Reshape of a constant...) are found before anything runs.
+        graph.infer_shapes(&[])?;
+        Ok(graph)
     }
 
     /// The nodes in topological order.
