@@ -2,6 +2,19 @@
 //! ([`Element`]), numbers with arithmetic ([`Number`], complex included),
 //! ordered real numbers ([`Real`]) and floating-point types ([`Float`],
 //! `half` and `bfloat16` included).
+//!
+//! Integer arithmetic in TensorFlow wraps (two's complement), while Rust's
+//! `+ - *` panic on overflow in debug builds: generic kernels use
+//! [`Number::add_wrap`], [`Number::sub_wrap`] and [`Number::mul_wrap`],
+//! which wrap for integers and are the plain IEEE (or complex) operations
+//! for the other types.
+//!
+//! ```
+//! use kernels_cpu::numeric::Number;
+//! assert_eq!(i8::MAX.add_wrap(1), i8::MIN);
+//! assert_eq!(0u8.sub_wrap(1), 255);
+//! assert_eq!(1.5f32.mul_wrap(2.0), 3.0);
+//! ```
 
 use std::fmt::Debug;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -21,6 +34,31 @@ pub trait Number:
     const ZERO: Self;
     /// One.
     const ONE: Self;
+    /// `self + rhs`, wrapping around for integers (TensorFlow's semantics).
+    fn add_wrap(self, rhs: Self) -> Self;
+    /// `self - rhs`, wrapping around for integers.
+    fn sub_wrap(self, rhs: Self) -> Self;
+    /// `self * rhs`, wrapping around for integers.
+    fn mul_wrap(self, rhs: Self) -> Self;
+}
+
+/// The arithmetic of a type whose `+ - *` never overflow-panic (floats,
+/// complex): the wrapping forms are the plain operators.
+macro_rules! plain_arith {
+    () => {
+        #[inline(always)]
+        fn add_wrap(self, rhs: Self) -> Self {
+            self + rhs
+        }
+        #[inline(always)]
+        fn sub_wrap(self, rhs: Self) -> Self {
+            self - rhs
+        }
+        #[inline(always)]
+        fn mul_wrap(self, rhs: Self) -> Self {
+            self * rhs
+        }
+    };
 }
 
 /// A real (ordered) number: integers and floating-point types.
@@ -48,6 +86,18 @@ macro_rules! int_number {
         impl Number for $t {
             const ZERO: Self = 0;
             const ONE: Self = 1;
+            #[inline(always)]
+            fn add_wrap(self, rhs: Self) -> Self {
+                self.wrapping_add(rhs)
+            }
+            #[inline(always)]
+            fn sub_wrap(self, rhs: Self) -> Self {
+                self.wrapping_sub(rhs)
+            }
+            #[inline(always)]
+            fn mul_wrap(self, rhs: Self) -> Self {
+                self.wrapping_mul(rhs)
+            }
         }
         impl Real for $t {
             const LOWEST: Self = <$t>::MIN;
@@ -61,6 +111,7 @@ int_number!(i8, i16, i32, i64, u8, u16, u32, u64);
 impl Number for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    plain_arith!();
 }
 impl Real for f32 {
     const LOWEST: Self = f32::NEG_INFINITY;
@@ -88,6 +139,7 @@ impl Float for f32 {
 impl Number for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    plain_arith!();
 }
 impl Real for f64 {
     const LOWEST: Self = f64::NEG_INFINITY;
@@ -117,6 +169,7 @@ macro_rules! half_float {
         impl Number for $t {
             const ZERO: Self = $t::ZERO;
             const ONE: Self = $t::ONE;
+            plain_arith!();
         }
         impl Real for $t {
             const LOWEST: Self = $t::NEG_INFINITY;
@@ -148,9 +201,11 @@ half_float!(f16, bf16);
 impl Number for Complex64 {
     const ZERO: Self = Complex64::new(0.0, 0.0);
     const ONE: Self = Complex64::new(1.0, 0.0);
+    plain_arith!();
 }
 
 impl Number for Complex128 {
     const ZERO: Self = Complex128::new(0.0, 0.0);
     const ONE: Self = Complex128::new(1.0, 0.0);
+    plain_arith!();
 }

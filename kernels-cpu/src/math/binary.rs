@@ -1,0 +1,139 @@
+//! Element-wise binary arithmetic with TF's broadcasting: `AddV2`, `Sub`,
+//! `Mul`, `RealDiv`, `FloorDiv`, `FloorMod`, `Maximum`, `Minimum`, `Pow`,
+//! `SquaredDifference`. Integer arithmetic wraps; integer division by zero
+//! and integer powers with negative exponents are `InvalidArgument` errors
+//! (checked before any output is written).
+
+use registry_core::kernel;
+use registry_core::kernel::{KernelError, OpKernelContext};
+use registry_core::standard_ops::{
+    AddV2, FloorDiv, FloorMod, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub,
+};
+
+use super::driver::{binary, binary_checked};
+use super::scalar::{Conjugate, FloorDivMod, PowOp, Transcendental, tf_max, tf_min};
+use crate::numeric::{Number, Real};
+
+/// TF's message for an integer division or modulo by zero.
+pub const DIVISION_BY_ZERO: &str = "Integer division by zero";
+/// TF's message for an integer power with a negative exponent.
+pub const NEGATIVE_POWER: &str = "Integers to negative integer powers are not allowed";
+
+/// `AddV2`: `x + y`.
+#[kernel(
+    op = AddV2,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+         uint64, complex64, complex128]
+)]
+fn add_v2<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| a.add_wrap(*b))
+}
+
+/// `Sub`: `x - y`.
+#[kernel(
+    op = Sub,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+         uint64, complex64, complex128]
+)]
+fn sub<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| a.sub_wrap(*b))
+}
+
+/// `Mul`: `x * y`.
+#[kernel(
+    op = Mul,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+         uint64, complex64, complex128]
+)]
+fn mul<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| a.mul_wrap(*b))
+}
+
+/// `RealDiv`: `x / y` (IEEE: a zero divisor gives an infinity or NaN).
+#[kernel(op = RealDiv, device = CPU, T = [float, double, half, bfloat16, complex64, complex128])]
+fn real_div<T: Transcendental>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| *a / *b)
+}
+
+/// Rejects a zero divisor for integer types.
+fn check_divisor<T: FloorDivMod>(y: &[T]) -> Result<(), KernelError> {
+    if T::INTEGER && y.contains(&T::ZERO) {
+        return Err(KernelError::invalid_argument(DIVISION_BY_ZERO));
+    }
+    Ok(())
+}
+
+/// `FloorDiv`: `floor(x / y)`.
+#[kernel(
+    op = FloorDiv,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+)]
+fn floor_div<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary_checked(ctx, |a: &T, b: &T| a.floor_div(*b), check_divisor::<T>)
+}
+
+/// `FloorMod`: the remainder of the floor division, with the sign of `y`.
+#[kernel(
+    op = FloorMod,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+)]
+fn floor_mod<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary_checked(ctx, |a: &T, b: &T| a.floor_mod(*b), check_divisor::<T>)
+}
+
+/// `Maximum`: the larger of `x` and `y`; NaN if either is NaN.
+#[kernel(
+    op = Maximum,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+)]
+fn maximum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| tf_max(*a, *b))
+}
+
+/// `Minimum`: the smaller of `x` and `y`; NaN if either is NaN.
+#[kernel(
+    op = Minimum,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+)]
+fn minimum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| tf_min(*a, *b))
+}
+
+/// `Pow`: `x ^ y`.
+#[kernel(
+    op = Pow,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, complex64, complex128]
+)]
+fn pow<T: PowOp>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary_checked(
+        ctx,
+        |a: &T, b: &T| a.pow_op(*b),
+        |y: &[T]| {
+            if T::INTEGER && y.iter().any(|v| v.is_negative_int()) {
+                return Err(KernelError::invalid_argument(NEGATIVE_POWER));
+            }
+            Ok(())
+        },
+    )
+}
+
+/// `SquaredDifference`: `conj(x - y) * (x - y)`.
+#[kernel(
+    op = SquaredDifference,
+    device = CPU,
+    T = [float, double, half, bfloat16, int32, int64, complex64, complex128]
+)]
+fn squared_difference<T: Conjugate>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &T, b: &T| {
+        let d = a.sub_wrap(*b);
+        d.mul_wrap(d.conj())
+    })
+}

@@ -1,0 +1,104 @@
+//! Comparison and logic kernels with broadcasting and a `bool` output:
+//! `Equal` (every type TF has, strings and quantized types included, with
+//! its `incompatible_shape_error` attr), `Greater`, `LogicalAnd`.
+
+use std::marker::PhantomData;
+
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::proto::DataType;
+use registry_core::standard_ops::{Equal, Greater, LogicalAnd};
+use registry_core::tensor::Tensor;
+
+use super::data::TensorData;
+use super::driver::{binary, compare, compare_by};
+use crate::numeric::Real;
+
+/// `Equal` for types with a typed view: `x == y` (IEEE for floats, so
+/// `NaN != NaN`; component-wise for complex).
+#[kernel(
+    op = Equal,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+         uint64, bool, complex64, complex128]
+)]
+pub struct EqualKernel<T> {
+    incompatible_shape_error: bool,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: TensorData> BuildKernel for EqualKernel<T> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            incompatible_shape_error: ctx.attr("incompatible_shape_error")?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: TensorData> OpKernel for EqualKernel<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| a == b)
+    }
+}
+
+/// `Equal` for `string` (byte-wise) and the quantized types (their stored
+/// integers), which have no Rust element type: dispatches on the dtype.
+#[kernel(op = Equal, device = CPU, T = [string, qint8, quint8, qint16, quint16, qint32])]
+pub struct EqualUntypedKernel {
+    incompatible_shape_error: bool,
+    dtype: DataType,
+}
+
+impl BuildKernel for EqualUntypedKernel {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            incompatible_shape_error: ctx.attr("incompatible_shape_error")?,
+            dtype: ctx.attr("T")?,
+        })
+    }
+}
+
+/// The elements of a fixed-size tensor as `N`-byte arrays.
+fn raw_elements<const N: usize>(t: &Tensor) -> Result<&[[u8; N]], KernelError> {
+    Ok(t.as_bytes()?.as_chunks::<N>().0)
+}
+
+impl OpKernel for EqualUntypedKernel {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let incompatible_is_false = !self.incompatible_shape_error;
+        match self.dtype {
+            DataType::DtString => compare::<Vec<u8>, _>(ctx, incompatible_is_false, PartialEq::eq),
+            DataType::DtQint8 | DataType::DtQuint8 => {
+                compare_by(ctx, incompatible_is_false, raw_elements::<1>, PartialEq::eq)
+            }
+            DataType::DtQint16 | DataType::DtQuint16 => {
+                compare_by(ctx, incompatible_is_false, raw_elements::<2>, PartialEq::eq)
+            }
+            DataType::DtQint32 => {
+                compare_by(ctx, incompatible_is_false, raw_elements::<4>, PartialEq::eq)
+            }
+            other => Err(KernelError::unimplemented(format!(
+                "Equal has no untyped kernel for {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `Greater`: `x > y` (false when either is NaN).
+#[kernel(
+    op = Greater,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+)]
+fn greater<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    compare(ctx, false, |a: &T, b: &T| a > b)
+}
+
+/// `LogicalAnd`: `x && y` (in place when an input can be forwarded).
+#[kernel(op = LogicalAnd, device = CPU)]
+fn logical_and(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &bool, b: &bool| *a & *b)
+}
