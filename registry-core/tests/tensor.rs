@@ -591,3 +591,18 @@ fn shared_graph_consts_convert() {
     assert!(consts > 0, "no Const nodes found under {}", dir.display());
     eprintln!("{consts} Const tensors converted; dtypes {dtypes:?}");
 }
+
+#[test]
+fn large_buffers_are_zeroed_aligned_and_writable() {
+    // 8 MiB: above the size where buffers become anonymous mappings.
+    let mut t = Tensor::zeros(DataType::DtFloat, [2 * 1024 * 1024]).unwrap();
+    assert_eq!(t.as_bytes().unwrap().as_ptr() as usize % 64, 0);
+    assert!(t.as_slice::<f32>().unwrap().iter().all(|&v| v == 0.0));
+    let data = t.as_mut_slice::<f32>().unwrap();
+    data[0] = 1.5;
+    data[2 * 1024 * 1024 - 1] = -2.0;
+    let shared = t.clone();
+    assert_eq!(shared.as_slice::<f32>().unwrap()[2 * 1024 * 1024 - 1], -2.0);
+    drop(t);
+    assert_eq!(shared.as_slice::<f32>().unwrap()[0], 1.5);
+}

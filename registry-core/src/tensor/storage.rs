@@ -11,10 +11,20 @@ use super::TensorError;
 /// `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).
 pub const HOST_ALIGNMENT: usize = 64;
 
-/// An owned, zero-initialised, [`HOST_ALIGNMENT`]-aligned allocation.
+/// Buffers of at least this many bytes are anonymous memory mappings
+/// (zeroed by the OS, page-aligned, with transparent huge pages requested on
+/// Linux) instead of heap allocations: the heap's `alloc_zeroed` of a 64 MiB
+/// aligned block zero-fills it on one thread and faults it in 4 KiB pages
+/// (43 ms measured here, against about 7 ms for a huge-page mapping).
+const MAP_THRESHOLD: usize = 2 << 20;
+
+/// An owned, zero-initialised, [`HOST_ALIGNMENT`]-aligned allocation: a
+/// heap block, or (for large buffers) an anonymous mapping that `mapping`
+/// owns.
 struct RawBuffer {
     ptr: NonNull<u8>,
     len: usize,
+    mapping: Option<memmap2::MmapMut>,
 }
 
 impl RawBuffer {
@@ -34,6 +44,10 @@ unsafe impl Sync for RawBuffer {}
 
 impl Drop for RawBuffer {
     fn drop(&mut self) {
+        if self.mapping.is_some() {
+            // The mapping unmaps itself when the field is dropped.
+            return;
+        }
         // The layout was valid when the buffer was allocated, so it still is.
         if let Some(layout) = Self::layout(self.len) {
             // SAFETY: `ptr` was returned by `alloc_zeroed` with this exact
@@ -66,12 +80,27 @@ impl HostBuffer {
     /// Allocates `len` zero bytes; errors (rather than aborting) when the
     /// allocation is too large or fails.
     pub fn zeroed(len: usize) -> Result<Self, TensorError> {
+        if let Some(mut mapping) = map_zeroed(len) {
+            let ptr = NonNull::new(mapping.as_mut_ptr())
+                .ok_or(TensorError::AllocationFailed { bytes: len })?;
+            return Ok(Self {
+                raw: Arc::new(RawBuffer {
+                    ptr,
+                    len,
+                    mapping: Some(mapping),
+                }),
+            });
+        }
         let layout = RawBuffer::layout(len).ok_or(TensorError::AllocationFailed { bytes: len })?;
         // SAFETY: `layout` has a non-zero size (at least one byte).
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(TensorError::AllocationFailed { bytes: len })?;
         Ok(Self {
-            raw: Arc::new(RawBuffer { ptr, len }),
+            raw: Arc::new(RawBuffer {
+                ptr,
+                len,
+                mapping: None,
+            }),
         })
     }
 
@@ -87,7 +116,7 @@ impl HostBuffer {
 
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: `ptr` points to an allocation of at least `len` initialised
+        // SAFETY: `ptr` points to an allocation (heap block or mapping) of at least `len` initialised
         // (zeroed, then only written through `&mut`) bytes that lives as long
         // as `self.raw`, and no `&mut` to it exists while `&self` is borrowed
         // (mutable access needs `&mut self` and a unique `Arc`).
@@ -133,6 +162,22 @@ impl std::fmt::Debug for HostBuffer {
             .field("refs", &self.ref_count())
             .finish()
     }
+}
+
+/// A zeroed anonymous mapping of `len` bytes for large buffers (page
+/// alignment exceeds [`HOST_ALIGNMENT`]), or `None` to use the heap: small
+/// buffers, a failed mapping, or Miri (which cannot map memory).
+fn map_zeroed(len: usize) -> Option<memmap2::MmapMut> {
+    if len < MAP_THRESHOLD || cfg!(miri) {
+        return None;
+    }
+    let mapping = memmap2::MmapMut::map_anon(len).ok()?;
+    #[cfg(target_os = "linux")]
+    {
+        // Fewer page faults; only a hint, so a refusal changes nothing.
+        let _ = mapping.advise(memmap2::Advice::HugePage);
+    }
+    Some(mapping)
 }
 
 /// Where a tensor's elements live.
