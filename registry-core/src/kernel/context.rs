@@ -45,32 +45,44 @@ impl<'a> OpKernelContext<'a> {
     /// A context for one call of the kernel of `info`'s node. The inputs are
     /// not checked here ([`KernelInstance::compute`](super::KernelInstance::compute)
     /// checks their count and dtypes).
+    #[inline]
     pub fn new(info: &'a NodeInfo, inputs: impl IntoIterator<Item = Tensor>) -> Self {
-        let mut outputs = SmallVec::new();
-        outputs.resize(info.output_types().len(), None);
-        Self {
+        // Filled in place: the context is large (inline tensors), and
+        // building its vectors separately costs a copy of each.
+        let mut ctx = Self {
             info,
-            inputs: inputs.into_iter().map(Some).collect(),
-            outputs,
+            inputs: SmallVec::new(),
+            outputs: SmallVec::new(),
+        };
+        for t in inputs {
+            ctx.inputs.push(Some(t));
         }
+        for _ in 0..info.output_types().len() {
+            ctx.outputs.push(None);
+        }
+        ctx
     }
 
     /// The node this call belongs to.
+    #[inline]
     pub fn info(&self) -> &'a NodeInfo {
         self.info
     }
 
     /// The node's name.
+    #[inline]
     pub fn node_name(&self) -> &'a str {
         self.info.node_name()
     }
 
     /// The number of inputs.
+    #[inline]
     pub fn num_inputs(&self) -> usize {
         self.inputs.len()
     }
 
     /// Input `index`.
+    #[inline]
     pub fn input(&self, index: usize) -> Result<&Tensor, KernelError> {
         match self.inputs.get(index) {
             Some(Some(t)) => Ok(t),
@@ -83,11 +95,13 @@ impl<'a> OpKernelContext<'a> {
     }
 
     /// Input `index` viewed as a slice of `T` (errors when its dtype is not `T`'s).
+    #[inline]
     pub fn input_slice<T: TensorElement>(&self, index: usize) -> Result<&[T], KernelError> {
         Ok(self.input(index)?.as_slice::<T>()?)
     }
 
     /// Takes input `index` out of the context (it cannot be read again).
+    #[inline]
     pub fn take_input(&mut self, index: usize) -> Result<Tensor, KernelError> {
         let count = self.inputs.len();
         match self.inputs.get_mut(index) {
@@ -98,11 +112,13 @@ impl<'a> OpKernelContext<'a> {
     }
 
     /// The number of outputs.
+    #[inline]
     pub fn num_outputs(&self) -> usize {
         self.outputs.len()
     }
 
     /// The dtype the node declares for output `index`.
+    #[inline]
     pub fn output_type(&self, index: usize) -> Result<DataType, KernelError> {
         self.info
             .output_types()
@@ -116,6 +132,7 @@ impl<'a> OpKernelContext<'a> {
 
     /// Allocates output `index` with `shape` and the node's dtype for it,
     /// zero-filled, and returns it for writing.
+    #[inline]
     pub fn allocate_output(
         &mut self,
         index: usize,
@@ -130,6 +147,7 @@ impl<'a> OpKernelContext<'a> {
     /// it in place: it has the output's dtype and nothing else shares its
     /// buffer. Returns whether it did; after `true` the input can no longer
     /// be read and the output holds the input's values (with its shape).
+    #[inline]
     pub fn forward_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
         let dtype = self.output_type(output)?;
         let tensor = self.input(input)?;
@@ -144,6 +162,7 @@ impl<'a> OpKernelContext<'a> {
     /// Like [`forward_input`](Self::forward_input), but the output gets
     /// `shape` (which must have the input's element count, else nothing is
     /// forwarded).
+    #[inline]
     pub fn forward_input_with_shape(
         &mut self,
         input: usize,
@@ -166,6 +185,7 @@ impl<'a> OpKernelContext<'a> {
     }
 
     /// Sets output `index` to `tensor`, which must have the node's dtype for it.
+    #[inline]
     pub fn set_output(&mut self, index: usize, tensor: Tensor) -> Result<(), KernelError> {
         let expected = self.output_type(index)?;
         if tensor.dtype() != expected {
@@ -180,11 +200,13 @@ impl<'a> OpKernelContext<'a> {
     }
 
     /// Output `index`, if it was set.
+    #[inline]
     pub fn output(&self, index: usize) -> Option<&Tensor> {
         self.outputs.get(index).and_then(Option::as_ref)
     }
 
     /// Output `index` for writing; errors when it was not allocated or set.
+    #[inline]
     pub fn output_mut(&mut self, index: usize) -> Result<&mut Tensor, KernelError> {
         let count = self.outputs.len();
         match self.outputs.get_mut(index) {
@@ -195,10 +217,14 @@ impl<'a> OpKernelContext<'a> {
     }
 
     /// The outputs, in order; errors if the kernel left one unset.
+    #[inline]
     pub fn into_outputs(self) -> Result<TensorVec, KernelError> {
-        let mut out = TensorVec::with_capacity(self.outputs.len());
+        let mut out = TensorVec::new();
         for (index, slot) in self.outputs.into_iter().enumerate() {
-            out.push(slot.ok_or(KernelError::MissingOutput { index })?);
+            match slot {
+                Some(t) => out.push(t),
+                None => return Err(KernelError::MissingOutput { index }),
+            }
         }
         Ok(out)
     }

@@ -112,6 +112,7 @@ impl KernelInstance {
         ctx.into_outputs()
     }
 
+    #[inline]
     fn check_inputs(&self, ctx: &OpKernelContext<'_>) -> Result<(), KernelError> {
         let expected = self.info.input_types();
         if ctx.num_inputs() != expected.len() {

@@ -12,12 +12,19 @@
 //! - Kernels read attrs from an [`OpKernelConstruction`] and inputs from an
 //!   [`OpKernelContext`], which allocates or forwards their outputs.
 
+// Lookup and creation errors carry TF's whole "no kernel" explanation (node,
+// op, device, requested attrs, every registered kernel). They are returned
+// once per node, on a cold path, so their size does not matter; boxing them
+// would only make matching on them clumsier.
+#![allow(clippy::result_large_err)]
+
 mod construction;
 mod context;
 mod create;
 mod error;
 mod lookup_error;
 mod node_info;
+mod op_index;
 mod op_kernel;
 mod registration;
 mod registry;

@@ -33,26 +33,31 @@ impl NodeInfo {
     }
 
     /// The node's name.
+    #[inline]
     pub fn node_name(&self) -> &str {
         &self.node_name
     }
 
     /// The node's op.
+    #[inline]
     pub fn op(&self) -> &str {
         &self.op
     }
 
     /// The device type the kernel runs on.
+    #[inline]
     pub fn device(&self) -> &str {
         &self.device
     }
 
     /// The dtype of every input.
+    #[inline]
     pub fn input_types(&self) -> &[DataType] {
         &self.input_types
     }
 
     /// The dtype of every output.
+    #[inline]
     pub fn output_types(&self) -> &[DataType] {
         &self.output_types
     }

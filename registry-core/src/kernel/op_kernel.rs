@@ -7,6 +7,11 @@ use super::{KernelError, OpKernelConstruction, OpKernelContext};
 /// built once per node and computed many times (TF's `OpKernel`).
 ///
 /// Kernels are shared between threads, so `compute` takes `&self`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel: it does not implement `OpKernel`",
+    label = "needs `impl OpKernel for {Self}`",
+    note = "a #[kernel] struct implements `OpKernel` (compute) and `BuildKernel` (build from the node's attrs)"
+)]
 pub trait OpKernel: Send + Sync + 'static {
     /// Reads the inputs from `ctx` and sets every output, or returns why not.
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError>;
@@ -37,6 +42,11 @@ pub trait OpKernel: Send + Sync + 'static {
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "#[kernel] cannot build `{Self}`: it does not implement `BuildKernel`",
+    label = "needs `impl BuildKernel for {Self}`",
+    note = "a #[kernel] struct implements `BuildKernel` (build from the node's attrs) and `OpKernel` (compute); a stateless kernel can be a function instead"
+)]
 pub trait BuildKernel: OpKernel + Sized {
     /// Builds the kernel for the node described by `ctx`.
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError>;

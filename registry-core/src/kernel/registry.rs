@@ -9,6 +9,7 @@ use opreg_proto::{DataType, KernelList, NodeDef};
 use rustc_hash::FxHashMap;
 
 use super::lookup_error::KernelLookupError;
+use super::op_index::{OpKernels, constraint_holds};
 use super::registration::KernelRegistration;
 use super::summarize::{summarize_node_attrs, summarize_registration};
 use crate::registry::OpRegistry;
@@ -23,8 +24,8 @@ pub const KERNEL_LABEL_ATTR: &str = "_kernel";
 /// `FindKernelRegistration`: a registration is a candidate when its op and
 /// device match and its label equals the node's `_kernel` attr (or both are
 /// empty); every type constraint must hold for the node's attrs; among the
-/// matches the highest priority wins, and two matches at that priority are an
-/// error.
+/// matches the highest priority wins, and two matches at that (highest)
+/// priority are an error, whatever the registration order.
 ///
 /// ```
 /// use registry_core::kernel::KernelRegistry;
@@ -34,7 +35,7 @@ pub const KERNEL_LABEL_ATTR: &str = "_kernel";
 /// ```
 #[derive(Debug, Default)]
 pub struct KernelRegistry {
-    by_op: FxHashMap<&'static str, Vec<&'static KernelRegistration>>,
+    by_op: FxHashMap<&'static str, OpKernels>,
     runtime: RwLock<FxHashMap<String, Vec<&'static KernelRegistration>>>,
     has_runtime: AtomicBool,
 }
@@ -65,9 +66,13 @@ impl KernelRegistry {
         for reg in registrations {
             by_op.entry(reg.op).or_default().push(reg);
         }
-        for regs in by_op.values_mut() {
-            regs.sort_by_key(|r| sort_key(r));
-        }
+        let by_op = by_op
+            .into_iter()
+            .map(|(op, mut regs)| {
+                regs.sort_by_key(|r| sort_key(r));
+                (op, OpKernels::new(regs))
+            })
+            .collect();
         Self {
             by_op,
             ..Self::default()
@@ -99,8 +104,11 @@ impl KernelRegistry {
 
     /// Every registration of `op`, any device, in a stable order.
     pub fn kernels_for_op(&self, op: &str) -> Vec<&'static KernelRegistration> {
-        let mut out: Vec<&'static KernelRegistration> =
-            self.by_op.get(op).cloned().unwrap_or_default();
+        let mut out: Vec<&'static KernelRegistration> = self
+            .by_op
+            .get(op)
+            .map(|k| k.all.clone())
+            .unwrap_or_default();
         if self.has_runtime.load(Ordering::Acquire) {
             let runtime = self
                 .runtime
@@ -115,8 +123,11 @@ impl KernelRegistry {
 
     /// Every registration, sorted by op, device and constraints.
     pub fn all(&self) -> Vec<&'static KernelRegistration> {
-        let mut out: Vec<&'static KernelRegistration> =
-            self.by_op.values().flatten().copied().collect();
+        let mut out: Vec<&'static KernelRegistration> = self
+            .by_op
+            .values()
+            .flat_map(|k| k.all.iter().copied())
+            .collect();
         if self.has_runtime.load(Ordering::Acquire) {
             let runtime = self
                 .runtime
@@ -155,48 +166,70 @@ impl KernelRegistry {
     ) -> Result<&'static KernelRegistration, KernelLookupError> {
         let label = node_label(node);
         let mut best: Option<&'static KernelRegistration> = None;
+        // A second match at `best`'s priority (an error unless a higher
+        // priority match comes later).
+        let mut tie: Option<&'static KernelRegistration> = None;
         let mut attr_mismatch = false;
-        let statics = self.by_op.get(node.op.as_str()).map(Vec::as_slice);
-        let runtime_guard;
-        let runtime = if self.has_runtime.load(Ordering::Acquire) {
-            runtime_guard = self
+        let mut label_mismatch = false;
+        let mut consider = |reg: &'static KernelRegistration, constraints_hold: bool| {
+            // Most labels are empty: skip the string comparison then.
+            let same_label = if label.is_empty() {
+                reg.label.is_empty()
+            } else {
+                reg.label == label
+            };
+            if !same_label {
+                label_mismatch = true;
+                return;
+            }
+            if !constraints_hold {
+                attr_mismatch = true;
+                return;
+            }
+            match best {
+                Some(prev) if prev.priority > reg.priority => {}
+                Some(prev) if prev.priority == reg.priority => {
+                    tie.get_or_insert(reg);
+                }
+                _ => {
+                    best = Some(reg);
+                    tie = None;
+                }
+            }
+        };
+        if let Some(kernels) = self.by_op.get(node.op.as_str()) {
+            let values = kernels.attr_values(node);
+            kernels.for_device(device, node, &values, &mut consider)?;
+        }
+        if self.has_runtime.load(Ordering::Acquire) {
+            let runtime = self
                 .runtime
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            runtime_guard.get(node.op.as_str()).map(Vec::as_slice)
-        } else {
-            None
-        };
-        let candidates = statics
-            .unwrap_or_default()
-            .iter()
-            .chain(runtime.unwrap_or_default());
-        for &reg in candidates {
-            if reg.device != device || reg.label != label {
-                continue;
-            }
-            if !constraints_match(reg, node)? {
-                attr_mismatch = true;
-                continue;
-            }
-            match best {
-                Some(prev) if prev.priority == reg.priority => {
-                    return Err(KernelLookupError::Ambiguous {
-                        node: node.name.clone(),
-                        op: node.op.clone(),
-                        device: device.to_owned(),
-                        priority: reg.priority,
-                        first: summarize_registration(prev),
-                        first_kernel: prev.kernel_name.to_owned(),
-                        second: summarize_registration(reg),
-                        second_kernel: reg.kernel_name.to_owned(),
-                    });
+            for &reg in runtime
+                .get(node.op.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                if reg.device == device {
+                    consider(reg, constraints_match(reg, node)?);
                 }
-                Some(prev) if prev.priority > reg.priority => {}
-                _ => best = Some(reg),
             }
         }
-        best.ok_or_else(|| self.not_found(node, device, label, attr_mismatch))
+        match (best, tie) {
+            (Some(first), Some(second)) => Err(KernelLookupError::Ambiguous {
+                node: node.name.clone(),
+                op: node.op.clone(),
+                device: device.to_owned(),
+                priority: first.priority,
+                first: summarize_registration(first),
+                first_kernel: first.kernel_name.to_owned(),
+                second: summarize_registration(second),
+                second_kernel: second.kernel_name.to_owned(),
+            }),
+            (Some(reg), None) => Ok(reg),
+            (None, _) => Err(self.not_found(node, device, label, attr_mismatch, label_mismatch)),
+        }
     }
 
     fn not_found(
@@ -205,25 +238,27 @@ impl KernelRegistry {
         device: &str,
         label: &str,
         attr_mismatch: bool,
+        label_mismatch: bool,
     ) -> KernelLookupError {
         let registered: Vec<String> = self
             .kernels_for_op(&node.op)
             .iter()
             .map(|r| summarize_registration(r))
             .collect();
+        let op = &node.op;
         let mismatch_note = if attr_mismatch {
             "(OpKernel was found, but attributes didn't match) ".to_owned()
         } else if registered.is_empty() {
-            format!("(no kernel of '{}' is registered for any device) ", node.op)
-        } else {
+            format!("(no kernel of '{op}' is registered for any device) ")
+        } else if label_mismatch && label.is_empty() {
             format!(
-                "(no kernel of '{}' is registered for device '{device}'",
-                node.op
-            ) + if label.is_empty() {
-                ") "
-            } else {
-                " with this label) "
-            }
+                "(every kernel of '{op}' for device '{device}' has a label; set the node's \
+                 '{KERNEL_LABEL_ATTR}' attr to one of them) "
+            )
+        } else if label_mismatch {
+            format!("(no kernel of '{op}' for device '{device}' has label '{label}') ")
+        } else {
+            format!("(no kernel of '{op}' is registered for device '{device}') ")
         };
         KernelLookupError::NotFound {
             node: node.name.clone(),
@@ -265,47 +300,11 @@ pub fn node_label(node: &NodeDef) -> &str {
 
 fn constraints_match(reg: &KernelRegistration, node: &NodeDef) -> Result<bool, KernelLookupError> {
     for c in reg.constraints {
-        let Some(value) = node.attr.get(c.attr) else {
-            return Err(KernelLookupError::ConstraintAttrMissing {
-                node: node.name.clone(),
-                op: node.op.clone(),
-                attr: c.attr.to_owned(),
-                kernel: reg.kernel_name.to_owned(),
-            });
-        };
-        let allowed = |raw: i32| c.types.iter().any(|&t| t as i32 == raw);
-        let ok = match &value.value {
-            Some(Value::Type(t)) => allowed(*t),
-            Some(Value::List(l)) if l.r#type.len() == l_len(l) => {
-                l.r#type.iter().all(|&t| allowed(t))
-            }
-            _ => {
-                return Err(KernelLookupError::ConstraintAttrKind {
-                    node: node.name.clone(),
-                    op: node.op.clone(),
-                    attr: c.attr.to_owned(),
-                    kernel: reg.kernel_name.to_owned(),
-                    found: super::construction::attr_value_kind(value).to_owned(),
-                });
-            }
-        };
-        if !ok {
+        if !constraint_holds(reg, c, node.attr.get(c.attr), node)? {
             return Ok(false);
         }
     }
     Ok(true)
-}
-
-/// The number of values in a list attr, whatever their kind.
-fn l_len(l: &opreg_proto::attr_value::ListValue) -> usize {
-    l.s.len()
-        + l.i.len()
-        + l.f.len()
-        + l.b.len()
-        + l.r#type.len()
-        + l.shape.len()
-        + l.tensor.len()
-        + l.func.len()
 }
 
 /// The dtypes a kernel registration accepts for `attr`, if it constrains it.

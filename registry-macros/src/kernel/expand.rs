@@ -74,7 +74,14 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     if !errors.is_empty() {
         let errors = errors.into_compile_errors();
-        return quote!(#item #errors);
+        // Name the op even so: its import is used, and a wrong path is
+        // reported where it is written.
+        let op_use = args.op.as_ref().map(|op| {
+            quote_spanned! {op_span(op)=>
+                const _: ::core::marker::PhantomData<#op> = ::core::marker::PhantomData;
+            }
+        });
+        return quote!(#item #errors #op_use);
     }
     let (Some(op), Some(device)) = (&args.op, &args.device) else {
         return item;
