@@ -1,1 +1,27 @@
-//! nn kernels.
+//! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Relu, Softmax and
+//! FusedBatchNormV3.
+
+// Conv2D multiplies with the matrix-product engine of `linalg`; when that
+// group is compiled out, the same source is compiled here.
+#[cfg(feature = "linalg")]
+use crate::linalg::gemm;
+// (MatMul-only helpers such as transposed views are then unused.)
+#[cfg(not(feature = "linalg"))]
+#[path = "../linalg/gemm/mod.rs"]
+#[allow(dead_code)]
+mod gemm;
+
+mod conv2d;
+mod im2col;
+mod window;
+
+pub use conv2d::Conv2DKernel;
+mod batch_norm;
+mod bias_add;
+mod max_pool;
+mod relu;
+mod softmax;
+
+pub use batch_norm::FusedBatchNormV3Kernel;
+pub use bias_add::BiasAddKernel;
+pub use max_pool::MaxPoolKernel;

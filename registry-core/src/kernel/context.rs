@@ -8,8 +8,8 @@ use smallvec::SmallVec;
 use super::{KernelError, NodeInfo};
 use crate::tensor::{IntoShape, Tensor, TensorElement, TensorShape};
 
-/// A small vector of tensors: a node's inputs or outputs, inline up to four.
-pub type TensorVec = SmallVec<[Tensor; 4]>;
+/// A small vector of tensors: a kernel's outputs, inline up to two.
+pub type TensorVec = SmallVec<[Tensor; 2]>;
 
 /// One call of a kernel: the node it belongs to, its inputs, and the
 /// outputs it produces.

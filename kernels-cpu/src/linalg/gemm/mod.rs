@@ -1,0 +1,125 @@
+//! Dense matrix products on strided views of slices: `dst = a · b`.
+//!
+//! [`GemmElement::gemm`] picks the engine per element type:
+//! - `f32`, `f64`, `Complex64`, `Complex128`: the tuned `gemm` crate
+//!   (run-time SIMD dispatch, rayon threads above a size threshold), through
+//!   the one `unsafe` call in [`raw`];
+//! - `f16`, `bf16`: widened to `f32`, multiplied by `gemm`, rounded once at
+//!   the end (`gemm` has no `bf16` kernel, and its `f16` matrix-vector path
+//!   accumulates in `f16`, losing up to a few percent over long sums);
+//! - integers: a cache-blocked loop with wrapping arithmetic ([`int`]),
+//!   as TensorFlow's two's complement integer products.
+//!
+//! Shared by MatMul (`linalg`) and Conv2D (`nn`, im2col).
+
+mod int;
+mod raw;
+mod view;
+
+pub(crate) use view::{MatMut, MatRef};
+
+use registry_core::kernel::KernelError;
+use registry_core::tensor::{Complex64, Complex128, bf16, f16};
+
+use crate::numeric::Element;
+
+/// An element type with a matrix product.
+pub(crate) trait GemmElement: Element {
+    /// Writes `a · b` to `dst` (overwriting it); the shapes must agree
+    /// (`a`: m×k, `b`: k×n, `dst`: m×n), else an internal error. `k = 0`
+    /// writes zeros.
+    fn gemm(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        dst: MatMut<'_, Self>,
+    ) -> Result<(), KernelError>;
+}
+
+/// Checks that `a` (m×k), `b` (k×n) and `dst` (m×n) agree; returns (m, n, k).
+pub(crate) fn product_dims<T: Copy>(
+    a: &MatRef<'_, T>,
+    b: &MatRef<'_, T>,
+    dst: &MatMut<'_, T>,
+) -> Result<(usize, usize, usize), KernelError> {
+    let (m, k) = (a.rows(), a.cols());
+    let n = b.cols();
+    if b.rows() != k || dst.rows() != m || dst.cols() != n {
+        return Err(KernelError::internal(format!(
+            "matrix product of mismatched views: [{m},{k}] x [{},{n}] -> [{},{}]",
+            b.rows(),
+            dst.rows(),
+            dst.cols()
+        )));
+    }
+    Ok((m, n, k))
+}
+
+macro_rules! native_gemm {
+    ($($t:ty),*) => {$(
+        impl GemmElement for $t {
+            fn gemm(
+                a: MatRef<'_, Self>,
+                b: MatRef<'_, Self>,
+                dst: MatMut<'_, Self>,
+            ) -> Result<(), KernelError> {
+                raw::gemm(a, b, dst)
+            }
+        }
+    )*};
+}
+
+native_gemm!(f32, f64, Complex64, Complex128);
+
+macro_rules! int_gemm {
+    ($($t:ty),*) => {$(
+        impl GemmElement for $t {
+            fn gemm(
+                a: MatRef<'_, Self>,
+                b: MatRef<'_, Self>,
+                dst: MatMut<'_, Self>,
+            ) -> Result<(), KernelError> {
+                int::gemm(a, b, dst)
+            }
+        }
+    )*};
+}
+
+int_gemm!(i16, i32, i64);
+
+macro_rules! via_f32_gemm {
+    ($($t:ty),*) => {$(
+        impl GemmElement for $t {
+            fn gemm(
+                a: MatRef<'_, Self>,
+                b: MatRef<'_, Self>,
+                mut dst: MatMut<'_, Self>,
+            ) -> Result<(), KernelError> {
+                let (m, n, _) = product_dims(&a, &b, &dst)?;
+                let a32 = a.copy_dense(<$t>::to_f32)?;
+                let b32 = b.copy_dense(<$t>::to_f32)?;
+                let mut out = dense_buffer::<f32>(m.checked_mul(n))?;
+                raw::gemm(a32.view(), b32.view(), MatMut::row_major(&mut out, m, n)?)?;
+                dst.assign_rows(&out, <$t>::from_f32);
+                Ok(())
+            }
+        }
+    )*};
+}
+
+via_f32_gemm!(f16, bf16);
+
+/// A zeroed scratch buffer of `len` elements (`None`: the size overflowed);
+/// errors instead of aborting when the memory cannot be had.
+pub(crate) fn dense_buffer<T: Element>(len: Option<usize>) -> Result<Vec<T>, KernelError> {
+    let len = len.ok_or_else(|| {
+        KernelError::resource_exhausted("matrix scratch buffer size overflows usize")
+    })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        KernelError::resource_exhausted(format!(
+            "could not allocate a matrix scratch buffer of {len} elements"
+        ))
+    })?;
+    v.resize(len, T::default());
+    Ok(v)
+}

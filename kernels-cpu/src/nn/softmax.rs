@@ -1,0 +1,116 @@
+//! `Softmax` over the last dimension.
+
+use num_traits::Float as _;
+use rayon::prelude::*;
+use registry_core::kernel;
+use registry_core::kernel::{KernelError, OpKernelContext};
+use registry_core::standard_ops::Softmax;
+use registry_core::tensor::{bf16, f16};
+
+use crate::numeric::Element;
+
+/// Elements below this count are computed on one thread.
+const PARALLEL_ELEMENTS: usize = 1 << 15;
+
+/// A float type Softmax accepts, and the type it is computed in (`f32` for
+/// `half`/`bfloat16`, rounded once at the end).
+pub(crate) trait SoftmaxElement: Element {
+    /// The computation type.
+    type Acc: num_traits::Float + Send + Sync + Default + Copy;
+    /// Widens to the computation type.
+    fn widen(self) -> Self::Acc;
+    /// Rounds back from the computation type.
+    fn narrow(v: Self::Acc) -> Self;
+}
+
+impl SoftmaxElement for f32 {
+    type Acc = f32;
+    fn widen(self) -> f32 {
+        self
+    }
+    fn narrow(v: f32) -> Self {
+        v
+    }
+}
+
+impl SoftmaxElement for f64 {
+    type Acc = f64;
+    fn widen(self) -> f64 {
+        self
+    }
+    fn narrow(v: f64) -> Self {
+        v
+    }
+}
+
+impl SoftmaxElement for f16 {
+    type Acc = f32;
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn narrow(v: f32) -> Self {
+        f16::from_f32(v)
+    }
+}
+
+impl SoftmaxElement for bf16 {
+    type Acc = f32;
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn narrow(v: f32) -> Self {
+        bf16::from_f32(v)
+    }
+}
+
+/// `Softmax` on the CPU: for each row of the last dimension,
+/// `exp(x - max(x)) * (1 / sum(exp(x - max(x))))`, TensorFlow's formula
+/// (numerically stable; a row holding NaN, or +inf, gives NaN).
+#[kernel(op = Softmax, device = CPU, T = [half, bfloat16, float, double])]
+fn softmax<T: SoftmaxElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    let x = ctx.input(0)?.clone();
+    registry_core::kernel_ensure!(
+        x.shape().rank() >= 1,
+        "logits must have >= 1 dimension, got {}",
+        x.shape()
+    );
+    let classes = x.dims().last().copied().unwrap_or(0);
+    let out = ctx
+        .allocate_output(0, x.shape().clone())?
+        .as_mut_slice::<T>()?;
+    let x = x.as_slice::<T>()?;
+    if classes == 0 || out.is_empty() {
+        return Ok(());
+    }
+    if out.len() < PARALLEL_ELEMENTS {
+        rows(out, x, classes);
+    } else {
+        let task = classes * PARALLEL_ELEMENTS.div_ceil(classes);
+        out.par_chunks_mut(task)
+            .zip(x.par_chunks(task))
+            .for_each(|(o, x)| rows(o, x, classes));
+    }
+    Ok(())
+}
+
+/// Softmax of each `classes`-long row of `x` into `out`.
+fn rows<T: SoftmaxElement>(out: &mut [T], x: &[T], classes: usize) {
+    let mut exps: Vec<T::Acc> = vec![T::Acc::default(); classes];
+    for (o, x) in out.chunks_exact_mut(classes).zip(x.chunks_exact(classes)) {
+        let max = x
+            .iter()
+            .map(|v| v.widen())
+            .fold(T::Acc::neg_infinity(), |m, v| {
+                if v > m || v.is_nan() { v } else { m }
+            });
+        let mut sum = T::Acc::default();
+        for (e, v) in exps.iter_mut().zip(x) {
+            *e = (v.widen() - max).exp();
+            sum = sum + *e;
+        }
+        let inv = sum.recip();
+        for (o, &e) in o.iter_mut().zip(&exps) {
+            *o = T::narrow(e * inv);
+        }
+    }
+}
