@@ -196,10 +196,10 @@ enum CliError {
     Json(String),
     /// A graph file is invalid.
     #[error(transparent)]
-    Graph(#[from] registry_core::executor::GraphError),
+    Graph(Box<registry_core::executor::GraphError>),
     /// A run failed.
     #[error(transparent)]
-    Run(#[from] registry_core::executor::RunError),
+    Run(Box<registry_core::executor::RunError>),
     /// A feeds file or argument is invalid.
     #[error("{what}: {message}")]
     Input {
@@ -214,6 +214,18 @@ enum CliError {
     /// `kernels check` found kernels of unknown ops.
     #[error("{} kernel(s) implement ops that are not registered:\n{}", .0.len(), .0.join("\n"))]
     OrphanKernels(Vec<String>),
+}
+
+impl From<registry_core::executor::GraphError> for CliError {
+    fn from(e: registry_core::executor::GraphError) -> Self {
+        CliError::Graph(Box::new(e))
+    }
+}
+
+impl From<registry_core::executor::RunError> for CliError {
+    fn from(e: registry_core::executor::RunError) -> Self {
+        CliError::Run(Box::new(e))
+    }
 }
 
 fn join_errors(errors: &[RegistryError]) -> String {

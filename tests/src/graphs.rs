@@ -184,7 +184,7 @@ pub fn compare(name: &str, ours: &Tensor, expected: &Tensor) -> Result<f64, Stri
         }
         let err = (x - y).abs();
         let allowed = abs.max(rel * y.abs());
-        if !(err <= allowed) {
+        if err.is_nan() || err > allowed {
             return Err(format!(
                 "{name}[{i}]: {x} vs TF's {y} (error {err:e} > {allowed:e})"
             ));

@@ -25,8 +25,7 @@ where
         map_in_place(ctx.output_mut(0)?.as_mut_slice::<T>()?, f);
         return Ok(());
     }
-    let x = ctx.input(0)?.clone();
-    let out = ctx.allocate_output(0, x.shape().clone())?;
+    let (x, out) = ctx.input_and_new_output(0, 0)?;
     map_into(x.as_slice::<T>()?, out.as_mut_slice::<T>()?, f)
 }
 

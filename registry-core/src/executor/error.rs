@@ -145,7 +145,7 @@ pub enum GraphError {
 pub enum RunError {
     /// The feeds or fetches do not fit the graph.
     #[error(transparent)]
-    Graph(#[from] GraphError),
+    Graph(Box<GraphError>),
     /// A fed tensor has another dtype than the output it replaces.
     #[error("feed '{name}' has dtype {}, but the graph's '{name}' is {}", .actual.type_name(), .expected.type_name())]
     FeedType {
@@ -176,8 +176,14 @@ pub enum RunError {
         op: String,
         /// Its device.
         device: String,
-        /// The kernel's error.
+        /// The kernel's error (boxed to keep the error small).
         #[source]
-        source: KernelError,
+        source: Box<KernelError>,
     },
+}
+
+impl From<GraphError> for RunError {
+    fn from(e: GraphError) -> Self {
+        RunError::Graph(Box::new(e))
+    }
 }

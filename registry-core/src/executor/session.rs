@@ -316,28 +316,32 @@ impl PreparedRun<'_> {
             });
         }
         for step in &plan.steps {
-            let mut inputs: SmallVec<[Tensor; 4]> = SmallVec::with_capacity(step.inputs.len());
-            for &slot in &step.inputs {
+            // Inputs go straight from their slots into the kernel's context:
+            // moved out at their last consumer (so the kernel may reuse the
+            // buffer), shared otherwise.
+            let mut missing = false;
+            let inputs = step.inputs.iter().filter_map(|&slot| {
                 remaining[slot] -= 1;
                 let value = if remaining[slot] == 0 {
                     values[slot].take()
                 } else {
                     values[slot].clone()
                 };
-                match value {
-                    Some(t) => inputs.push(t),
-                    None => return Err(missing_value(graph, step)),
-                }
-            }
+                missing |= value.is_none();
+                value
+            });
             let outputs = step.kernel.compute(inputs).map_err(|source| {
                 let node = &graph.nodes()[step.node];
                 RunError::Compute {
                     node: node.def.name.clone(),
                     op: node.def.op.clone(),
                     device: step.kernel.info().device().to_owned(),
-                    source,
+                    source: Box::new(source),
                 }
             })?;
+            if missing {
+                return Err(missing_value(graph, step));
+            }
             for (tensor, slot) in outputs.into_iter().zip(&step.outputs) {
                 if let Some(slot) = *slot {
                     values[slot] = Some(tensor);
@@ -353,7 +357,7 @@ impl PreparedRun<'_> {
                 values[slot].clone()
             };
             out.push(value.ok_or_else(|| {
-                RunError::Graph(GraphError::UnknownEndpoint {
+                RunError::from(GraphError::UnknownEndpoint {
                     kind: "fetch",
                     name: format!("slot {slot}"),
                     reason: "no value was produced".into(),
@@ -370,6 +374,8 @@ fn missing_value(graph: &Graph, step: &Step) -> RunError {
         node: node.def.name.clone(),
         op: node.def.op.clone(),
         device: step.kernel.info().device().to_owned(),
-        source: crate::kernel::KernelError::internal("an input had no value (executor bug)"),
+        source: Box::new(crate::kernel::KernelError::internal(
+            "an input had no value (executor bug)",
+        )),
     }
 }

@@ -143,6 +143,25 @@ impl<'a> OpKernelContext<'a> {
         Ok(self.outputs[index].insert(tensor))
     }
 
+    /// Allocates output `output` with the shape of input `input` (zero-filled,
+    /// the node's dtype for the output) and returns both, the input to read
+    /// and the output to write, without cloning the input.
+    #[inline]
+    pub fn input_and_new_output(
+        &mut self,
+        input: usize,
+        output: usize,
+    ) -> Result<(&Tensor, &mut Tensor), KernelError> {
+        let dtype = self.output_type(output)?;
+        let shape = self.input(input)?.shape().clone();
+        let tensor = Tensor::zeros(dtype, shape)?;
+        let out = self.outputs[output].insert(tensor);
+        match self.inputs.get(input) {
+            Some(Some(t)) => Ok((t, out)),
+            _ => Err(KernelError::InputForwarded { index: input }),
+        }
+    }
+
     /// Moves input `input` into output `output` when the kernel may write to
     /// it in place: it has the output's dtype and nothing else shares its
     /// buffer. Returns whether it did; after `true` the input can no longer
