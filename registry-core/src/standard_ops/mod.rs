@@ -31,3 +31,67 @@ pub use logic::*;
 pub use math::*;
 pub use nn::*;
 pub use reduce::*;
+
+/// The names of the standard ops, sorted (the list of `graphs/README.md`).
+///
+/// ```
+/// use registry_core::{OpRegistry, standard_ops::NAMES};
+/// assert_eq!(NAMES.len(), 54);
+/// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
+/// ```
+pub const NAMES: [&str; 54] = [
+    "Abs",
+    "AddN",
+    "AddV2",
+    "ArgMax",
+    "BiasAdd",
+    "Cast",
+    "ConcatV2",
+    "Const",
+    "Conv2D",
+    "Equal",
+    "Exp",
+    "ExpandDims",
+    "Floor",
+    "FloorDiv",
+    "FloorMod",
+    "FusedBatchNormV3",
+    "GatherV2",
+    "Greater",
+    "Identity",
+    "Log",
+    "LogicalAnd",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Maximum",
+    "Mean",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "NoOp",
+    "OneHot",
+    "Pack",
+    "Pad",
+    "Placeholder",
+    "Pow",
+    "RealDiv",
+    "Relu",
+    "Reshape",
+    "Rsqrt",
+    "Select",
+    "SelectV2",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Sqrt",
+    "Square",
+    "SquaredDifference",
+    "Squeeze",
+    "StridedSlice",
+    "Sub",
+    "Sum",
+    "Tanh",
+    "Tile",
+    "Transpose",
+];
