@@ -98,7 +98,7 @@ enum Command {
     },
     /// Write a Markdown reference of every registered op and its kernels.
     Docs {
-        /// The output folder (README.md and ops/<Op>.md).
+        /// The output folder (`README.md` and `ops/<Op>.md`).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
     },

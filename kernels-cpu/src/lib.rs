@@ -1,5 +1,5 @@
 //! CPU kernels of opreg's standard ops, registered with
-//! [`#[kernel]`](registry_core::kernel) for every type TensorFlow 2.21's CPU
+//! [`#[kernel]`](macro@registry_core::kernel) for every type TensorFlow 2.21's CPU
 //! kernels support.
 //!
 //! Cargo features select kernel groups (all on by default): `math`, `linalg`,

@@ -1,4 +1,4 @@
-//! MatMul, and the matrix-product engine ([`gemm`]) it shares with Conv2D.
+//! MatMul, and the matrix-product engine (`gemm`) it shares with Conv2D.
 
 pub(crate) mod gemm;
 mod matmul;
