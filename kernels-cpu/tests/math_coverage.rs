@@ -12,36 +12,6 @@ use registry_core::create_op_kernel;
 use registry_core::proto::DataType;
 use registry_core::tensor::Tensor;
 
-const OPS: &[&str] = &[
-    "Abs",
-    "Neg",
-    "Exp",
-    "Log",
-    "Sqrt",
-    "Rsqrt",
-    "Square",
-    "Sigmoid",
-    "Tanh",
-    "Floor",
-    "AddV2",
-    "Sub",
-    "Mul",
-    "RealDiv",
-    "FloorDiv",
-    "FloorMod",
-    "Maximum",
-    "Minimum",
-    "Pow",
-    "SquaredDifference",
-    "Equal",
-    "Greater",
-    "LogicalAnd",
-    "Select",
-    "SelectV2",
-    "Cast",
-    "AddN",
-];
-
 fn kernels_md() -> String {
     let dir = std::env::var_os("OPREG_SHARED_DIR")
         .map(PathBuf::from)
@@ -98,7 +68,7 @@ fn every_tf_type_has_a_kernel() {
     kernels_cpu::link();
     let md = kernels_md();
     let mut count = 0;
-    for op in OPS {
+    for op in MATH_OPS {
         let Some(types) = tf_types(&md, op) else {
             continue;
         };

@@ -21,36 +21,6 @@ use registry_core::proto::{DataType, GraphDef, NodeDef, attr_value::Value};
 use registry_core::tensor::{Tensor, f16};
 use serde_json::Value as Json;
 
-const MATH_OPS: &[&str] = &[
-    "Abs",
-    "Neg",
-    "Exp",
-    "Log",
-    "Sqrt",
-    "Rsqrt",
-    "Square",
-    "Sigmoid",
-    "Tanh",
-    "Floor",
-    "AddV2",
-    "Sub",
-    "Mul",
-    "RealDiv",
-    "FloorDiv",
-    "FloorMod",
-    "Maximum",
-    "Minimum",
-    "Pow",
-    "SquaredDifference",
-    "Equal",
-    "Greater",
-    "LogicalAnd",
-    "Select",
-    "SelectV2",
-    "Cast",
-    "AddN",
-];
-
 fn shared_dir() -> PathBuf {
     std::env::var_os("OPREG_SHARED_DIR")
         .map(PathBuf::from)
@@ -165,7 +135,7 @@ fn ulps<T: Copy>(a: &[T], b: &[T], d: impl Fn(T, T) -> u64) -> u64 {
 }
 
 mod math_common;
-use math_common::{ulps_f16, ulps_f32, ulps_f64};
+use math_common::{MATH_OPS, ulps_f16, ulps_f32, ulps_f64};
 
 /// Runs every math-only fetch of `graph`; returns how many were checked.
 fn check_graph(graph: &str) -> usize {

@@ -200,3 +200,34 @@ pub fn dtype_from_tf(name: &str) -> Option<DataType> {
         _ => return None,
     })
 }
+
+/// The ops of the `math` kernel group.
+pub const MATH_OPS: &[&str] = &[
+    "Abs",
+    "Neg",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Rsqrt",
+    "Square",
+    "Sigmoid",
+    "Tanh",
+    "Floor",
+    "AddV2",
+    "Sub",
+    "Mul",
+    "RealDiv",
+    "FloorDiv",
+    "FloorMod",
+    "Maximum",
+    "Minimum",
+    "Pow",
+    "SquaredDifference",
+    "Equal",
+    "Greater",
+    "LogicalAnd",
+    "Select",
+    "SelectV2",
+    "Cast",
+    "AddN",
+];

@@ -321,12 +321,7 @@ impl PreparedRun<'_> {
             // buffer), shared otherwise.
             let mut missing = false;
             let inputs = step.inputs.iter().filter_map(|&slot| {
-                remaining[slot] -= 1;
-                let value = if remaining[slot] == 0 {
-                    values[slot].take()
-                } else {
-                    values[slot].clone()
-                };
+                let value = consume(&mut values, &mut remaining, slot);
                 missing |= value.is_none();
                 value
             });
@@ -350,12 +345,7 @@ impl PreparedRun<'_> {
         }
         let mut out = Vec::with_capacity(plan.fetches.len());
         for &slot in &plan.fetches {
-            remaining[slot] -= 1;
-            let value = if remaining[slot] == 0 {
-                values[slot].take()
-            } else {
-                values[slot].clone()
-            };
+            let value = consume(&mut values, &mut remaining, slot);
             out.push(value.ok_or_else(|| {
                 RunError::from(GraphError::UnknownEndpoint {
                     kind: "fetch",
@@ -365,6 +355,17 @@ impl PreparedRun<'_> {
             })?);
         }
         Ok(out)
+    }
+}
+
+/// Reads a slot for one of its consumers: the value itself for the last
+/// one (so it can be reused in place), a shared handle before that.
+fn consume(values: &mut [Option<Tensor>], remaining: &mut [u32], slot: usize) -> Option<Tensor> {
+    remaining[slot] -= 1;
+    if remaining[slot] == 0 {
+        values[slot].take()
+    } else {
+        values[slot].clone()
     }
 }
 
