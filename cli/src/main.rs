@@ -13,7 +13,11 @@
 //! opreg run GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--format table|json] [--repeat N]
 //! opreg graph GRAPH --dot [--feeds FILE]
 //! opreg docs -o DIR
+//! opreg coverage [--device DEVICE]... [--format table|json|svg] [--against KERNELS.pb]
 //! ```
+//!
+//! Every command takes `--load LIB` (repeatable): an op library loaded
+//! first, whose ops and kernels join the registries.
 //!
 //! Errors are printed as `error: ...` on stderr, with exit code 1.
 
@@ -40,6 +44,11 @@ use registry_core::registry::{OpRegistry, RegistryError};
 #[derive(Debug, Parser)]
 #[command(name = "opreg", version, about)]
 struct Cli {
+    /// Load an op library (a cdylib built with
+    /// `registry_core::export_op_library!`) before running the command: its
+    /// ops and kernels join the registries (repeatable).
+    #[arg(long = "load", global = true, value_name = "LIB")]
+    load: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -101,6 +110,21 @@ enum Command {
         /// The output folder (`README.md` and `ops/<Op>.md`).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
+    },
+    /// Show, for every op, which devices have kernels for which values of
+    /// its type attrs, against what the op allows (and TF's kernels).
+    Coverage {
+        /// Only these device types (`cpu`, `gpu`, ...; repeatable or
+        /// comma-separated). Default: CPU and every device with a kernel.
+        #[arg(long = "device", value_name = "DEVICE")]
+        devices: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = opreg_cli::coverage::CoverageFormat::Table)]
+        format: opreg_cli::coverage::CoverageFormat,
+        /// Compare with TensorFlow's kernels: a binary KernelList
+        /// (`tf_2_21_kernels.pb`).
+        #[arg(long, value_name = "FILE")]
+        against: Option<PathBuf>,
     },
 }
 
@@ -171,12 +195,18 @@ enum Format {
     Json,
 }
 
+impl From<RegistryError> for CliError {
+    fn from(e: RegistryError) -> Self {
+        CliError::Registry(Box::new(e))
+    }
+}
+
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
 enum CliError {
     /// Looking up an op failed.
     #[error(transparent)]
-    Registry(#[from] RegistryError),
+    Registry(Box<RegistryError>),
     /// `ops check` found problems.
     #[error("{} problem(s) in the op registrations:\n{}", .0.len(), join_errors(.0))]
     Registrations(Vec<RegistryError>),
@@ -200,6 +230,9 @@ enum CliError {
     /// A run failed.
     #[error(transparent)]
     Run(Box<registry_core::executor::RunError>),
+    /// An op library could not be loaded.
+    #[error(transparent)]
+    Library(Box<registry_core::library::LibraryError>),
     /// A feeds file or argument is invalid.
     #[error("{what}: {message}")]
     Input {
@@ -252,6 +285,10 @@ fn main() -> ExitCode {
 fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
     // Names kernels-cpu so that its kernel registrations are linked in.
     kernels_cpu::link();
+    for library in &cli.load {
+        registry_core::library::load_op_library(library)
+            .map_err(|e| CliError::Library(Box::new(e)))?;
+    }
     match cli.command {
         Command::Ops(command) => run_ops(command, registry),
         Command::Kernels(command) => run_kernels(command, registry),
@@ -304,6 +341,24 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
         Command::Docs { output } => {
             let n = docs::write(&output, registry, KernelRegistry::global())?;
             write_stdout(format!("wrote {n} op pages to {}\n", output.display()).as_bytes())
+        }
+        Command::Coverage {
+            devices,
+            format,
+            against,
+        } => {
+            let text = opreg_cli::coverage::command(
+                registry,
+                KernelRegistry::global(),
+                &devices,
+                against.as_deref(),
+                format,
+            )
+            .map_err(|e| CliError::Input {
+                what: "opreg coverage".into(),
+                message: e.to_string(),
+            })?;
+            write_stdout(text.as_bytes())
         }
     }
 }

@@ -6,6 +6,10 @@
 //!   `instance.compute([x.clone()])` per iteration: building the context,
 //!   checking the input, allocating the output, collecting it (target: under
 //!   60 ns). `x` is shared with the caller, so the output is allocated.
+//! - `dispatch/abs_1_f32_slots`: the same through
+//!   `instance.compute_in(&mut inputs, &mut outputs)`, the slot API an
+//!   executor uses: the caller owns and reuses the input and output slots,
+//!   so no vectors are built or returned per call.
 //! - `dispatch/abs_1_f32_forwarded`: the same with a unique input made in
 //!   the untimed setup, so the kernel computes in place (no allocation).
 //! - `lookup/abs_float`, `lookup/matmul_float`: choosing the kernel for a
@@ -58,6 +62,15 @@ fn dispatch(c: &mut Criterion) {
     let mut g = c.benchmark_group("dispatch");
     g.bench_function("abs_1_f32_cached", |b| {
         b.iter(|| black_box(abs.compute([black_box(&x).clone()])))
+    });
+    g.bench_function("abs_1_f32_slots", |b| {
+        let mut inputs = [None];
+        let mut outputs = [None];
+        b.iter(|| {
+            inputs[0] = Some(black_box(&x).clone());
+            let result = abs.compute_in(&mut inputs, &mut outputs);
+            black_box(result.map(|()| outputs[0].take()))
+        })
     });
     g.bench_function("abs_1_f32_forwarded", |b| {
         b.iter_batched(

@@ -18,6 +18,7 @@ extern crate self as registry_core;
 
 pub mod executor;
 pub mod kernel;
+pub mod library;
 pub mod node_def;
 pub mod op;
 pub mod registry;

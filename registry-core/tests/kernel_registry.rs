@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prost::Message;
 use registry_core::kernel::{
-    BuildKernel, CreateKernelError, DEVICE_CPU, FnKernel, KERNEL_LABEL_ATTR, KernelError,
-    KernelLookupError, KernelRegistration, KernelRegistry, NodeInfo, OpKernel,
+    BuildKernel, CreateKernelError, DEVICE_CPU, FnKernel, KERNEL_LABEL_ATTR, KernelCall,
+    KernelError, KernelLookupError, KernelRegistration, KernelRegistry, NodeInfo, OpKernel,
     OpKernelConstruction, OpKernelContext, TypeConstraint, constraint_types, create_op_kernel_in,
     node_label, summarize_registration,
 };
@@ -1023,7 +1023,8 @@ fn forward_input_only_when_unique_and_same_dtype() {
     assert_eq!(info.op(), "KrConvert");
     assert_eq!(info.device(), "CPU");
     // Unique: forwarded; the input can no longer be read.
-    let mut ctx = OpKernelContext::new(&info, [Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()]);
+    let mut call = KernelCall::new(&info, [Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()]);
+    let mut ctx = call.context(&info);
     assert_eq!(ctx.node_name(), "n");
     assert_eq!(ctx.info().op(), "KrConvert");
     assert!(ctx.forward_input(0, 0).unwrap());
@@ -1036,24 +1037,26 @@ fn forward_input_only_when_unique_and_same_dtype() {
         KernelError::InputForwarded { index: 0 }
     );
     ctx.output_mut(0).unwrap().as_mut_slice::<f32>().unwrap()[0] = 9.0;
-    let out = ctx.into_outputs().unwrap();
+    let out = call.into_outputs().unwrap();
     assert_eq!(out[0].as_slice::<f32>().unwrap(), &[9.0, 2.0]);
 
     // Shared with the caller: not forwarded, the caller's tensor is intact.
     let x = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
-    let mut ctx = OpKernelContext::new(&info, [x.clone()]);
+    let mut call = KernelCall::new(&info, [x.clone()]);
+    let mut ctx = call.context(&info);
     assert!(!ctx.forward_input(0, 0).unwrap());
     assert!(ctx.output(0).is_none());
     assert_eq!(
         ctx.input(0).unwrap().as_slice::<f32>().unwrap(),
         &[1.0, 2.0]
     );
-    drop(ctx);
+    drop(call);
     assert!(x.is_unique());
 
     // Another dtype: not forwarded.
     let info = float_info(vec![DataType::DtInt32]);
-    let mut ctx = OpKernelContext::new(&info, [Tensor::from_vec([1], vec![1.0f32]).unwrap()]);
+    let mut call = KernelCall::new(&info, [Tensor::from_vec([1], vec![1.0f32]).unwrap()]);
+    let mut ctx = call.context(&info);
     assert!(!ctx.forward_input(0, 0).unwrap());
     assert_eq!(
         ctx.forward_input(0, 1).unwrap_err(),
@@ -1070,7 +1073,8 @@ fn forward_input_with_shape_reshapes_or_refuses() {
     use registry_core::tensor::TensorShape;
     let info = float_info(vec![DataType::DtFloat]);
     let x = || Tensor::from_vec([2, 3], vec![0.0f32; 6]).unwrap();
-    let mut ctx = OpKernelContext::new(&info, [x()]);
+    let mut call = KernelCall::new(&info, [x()]);
+    let mut ctx = call.context(&info);
     assert!(
         !ctx.forward_input_with_shape(0, 0, &TensorShape::new([4]).unwrap())
             .unwrap()
@@ -1081,7 +1085,8 @@ fn forward_input_with_shape_reshapes_or_refuses() {
     );
     assert_eq!(ctx.output(0).unwrap().dims(), &[3, 2]);
     let kept = x();
-    let mut ctx = OpKernelContext::new(&info, [kept.clone()]);
+    let mut call = KernelCall::new(&info, [kept.clone()]);
+    let mut ctx = call.context(&info);
     assert!(
         !ctx.forward_input_with_shape(0, 0, &TensorShape::new([6]).unwrap())
             .unwrap()
@@ -1097,7 +1102,8 @@ fn outputs_get_the_node_dtype_and_are_checked() {
         vec![DataType::DtFloat],
         vec![DataType::DtInt64, DataType::DtHalf],
     );
-    let mut ctx = OpKernelContext::new(&info, [Tensor::scalar(1.0f32)]);
+    let mut call = KernelCall::new(&info, [Tensor::scalar(1.0f32)]);
+    let mut ctx = call.context(&info);
     assert_eq!(ctx.num_inputs(), 1);
     assert_eq!(ctx.num_outputs(), 2);
     assert_eq!(ctx.output_type(1).unwrap(), DataType::DtHalf);
@@ -1136,11 +1142,12 @@ fn outputs_get_the_node_dtype_and_are_checked() {
         ctx.output_mut(4).unwrap_err(),
         KernelError::OutputIndex { index: 4, count: 2 }
     );
-    let err = ctx.into_outputs().unwrap_err();
+    let err = call.into_outputs().unwrap_err();
     assert_eq!(err, KernelError::MissingOutput { index: 1 });
     assert_eq!(err.to_string(), "the kernel did not set output 1");
     // A huge output is an error, not an abort.
-    let mut ctx = OpKernelContext::new(&info, [Tensor::scalar(1.0f32)]);
+    let mut call = KernelCall::new(&info, [Tensor::scalar(1.0f32)]);
+    let mut ctx = call.context(&info);
     assert!(matches!(
         ctx.allocate_output(0, [1usize << 62, 4]).unwrap_err(),
         KernelError::Tensor(_)
@@ -1150,7 +1157,8 @@ fn outputs_get_the_node_dtype_and_are_checked() {
 #[test]
 fn input_accessors_check_indices_and_dtypes() {
     let info = float_info(vec![DataType::DtFloat]);
-    let mut ctx = OpKernelContext::new(&info, [Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()]);
+    let mut call = KernelCall::new(&info, [Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()]);
+    let mut ctx = call.context(&info);
     assert_eq!(ctx.input_slice::<f32>(0).unwrap(), &[1.0, 2.0]);
     let err = ctx.input_slice::<i32>(0).unwrap_err();
     assert!(matches!(err, KernelError::Tensor(_)), "{err}");

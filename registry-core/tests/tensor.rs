@@ -8,8 +8,8 @@ use registry_core::proto::{
     DataType, GraphDef, TensorProto, TensorShapeProto, attr_value, tensor_shape_proto::Dim,
 };
 use registry_core::tensor::{
-    Complex64, Complex128, HOST_ALIGNMENT, Tensor, TensorElement, TensorError, TensorShape, bf16,
-    f16,
+    Complex64, Complex128, HOST_ALIGNMENT, INLINE_ALIGNMENT, INLINE_CAPACITY, Tensor,
+    TensorElement, TensorError, TensorShape, bf16, f16,
 };
 
 fn shape_proto(dims: &[i64]) -> Option<TensorShapeProto> {
@@ -40,11 +40,18 @@ fn check_dtype<T: TensorElement>(values: [T; 6]) {
     assert_eq!(t.dims(), &[2, 3]);
     assert_eq!(t.num_elements(), 6);
     assert_eq!(t.as_slice::<T>().unwrap(), &values);
+    let bytes = t.as_bytes().unwrap();
+    let alignment = if bytes.len() <= INLINE_CAPACITY {
+        INLINE_ALIGNMENT
+    } else {
+        HOST_ALIGNMENT
+    };
     assert_eq!(
-        t.as_bytes().unwrap().as_ptr() as usize % HOST_ALIGNMENT,
+        bytes.as_ptr() as usize % alignment,
         0,
-        "{:?} buffer is 64-byte aligned",
-        T::DTYPE
+        "{:?} buffer of {} bytes is {alignment}-byte aligned",
+        T::DTYPE,
+        bytes.len()
     );
 
     // Both encodings round-trip.

@@ -163,6 +163,23 @@ pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - `priority = N`: among matching kernels the highest priority wins.
 /// - `crate = path`: where `registry_core` is.
 ///
+/// Every key at once, on a kernel struct (TF's `Reshape` keeps its `shape`
+/// input on the host; two constraints expand to 2 × 2 registrations):
+///
+/// ```ignore
+/// #[kernel(
+///     op = Reshape,
+///     device = GPU,
+///     T = [float, DT_HALF],
+///     Tshape = [int32, i64],
+///     host_memory = ["shape"],
+///     label = "fast",
+///     priority = 1,
+///     crate = ::opreg::registry_core,
+/// )]
+/// struct FastReshape;
+/// ```
+///
 /// # Compile-time checks
 ///
 /// The op must exist and implement `Op`; every constrained attr must be one

@@ -12,3 +12,4 @@ pub fn shared_dir() -> PathBuf {
 
 pub mod conformance;
 pub mod graphs;
+pub mod op_library;

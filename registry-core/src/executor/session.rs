@@ -315,31 +315,37 @@ impl PreparedRun<'_> {
                 given: fed,
             });
         }
+        // One set of input and output slots, reused by every step.
+        let mut inputs: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();
+        let mut outputs: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
         for step in &plan.steps {
-            // Inputs go straight from their slots into the kernel's context:
-            // moved out at their last consumer (so the kernel may reuse the
-            // buffer), shared otherwise.
-            let mut missing = false;
-            let inputs = step.inputs.iter().filter_map(|&slot| {
-                let value = consume(&mut values, &mut remaining, slot);
-                missing |= value.is_none();
-                value
-            });
-            let outputs = step.kernel.compute(inputs).map_err(|source| {
-                let node = &graph.nodes()[step.node];
-                RunError::Compute {
-                    node: node.def.name.clone(),
-                    op: node.def.op.clone(),
-                    device: step.kernel.info().device().to_owned(),
-                    source: Box::new(source),
-                }
-            })?;
-            if missing {
+            // Inputs are moved out of their slots at their last consumer (so
+            // the kernel may reuse the buffer), shared otherwise.
+            inputs.clear();
+            inputs.extend(
+                step.inputs
+                    .iter()
+                    .map(|&slot| consume(&mut values, &mut remaining, slot)),
+            );
+            if inputs.iter().any(Option::is_none) {
                 return Err(missing_value(graph, step));
             }
-            for (tensor, slot) in outputs.into_iter().zip(&step.outputs) {
+            outputs.clear();
+            outputs.resize_with(step.outputs.len(), || None);
+            step.kernel
+                .compute_in(&mut inputs, &mut outputs)
+                .map_err(|source| {
+                    let node = &graph.nodes()[step.node];
+                    RunError::Compute {
+                        node: node.def.name.clone(),
+                        op: node.def.op.clone(),
+                        device: step.kernel.info().device().to_owned(),
+                        source: Box::new(source),
+                    }
+                })?;
+            for (tensor, slot) in outputs.iter_mut().zip(&step.outputs) {
                 if let Some(slot) = *slot {
-                    values[slot] = Some(tensor);
+                    values[slot] = tensor.take();
                 }
             }
         }

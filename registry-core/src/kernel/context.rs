@@ -8,59 +8,61 @@ use smallvec::SmallVec;
 use super::{KernelError, NodeInfo};
 use crate::tensor::{IntoShape, Tensor, TensorElement, TensorShape};
 
-/// A small vector of tensors: a kernel's outputs, inline up to two.
-pub type TensorVec = SmallVec<[Tensor; 2]>;
+/// A small vector of tensors: a kernel's outputs, inline up to one (most
+/// ops have one output; a larger inline buffer costs a `memcpy` per return).
+pub type TensorVec = SmallVec<[Tensor; 1]>;
 
-/// One call of a kernel: the node it belongs to, its inputs, and the
-/// outputs it produces.
+/// One call of a kernel: the node it belongs to, its input slots and its
+/// output slots.
 ///
-/// Inputs are owned by the context, so a kernel can [forward](Self::forward_input)
-/// an input's buffer to an output and compute in place when nothing else
-/// shares it (TF's `forward_input_or_allocate_output`).
+/// The slots are borrowed from whoever runs the kernel (an executor's own
+/// buffers, or a [`KernelCall`]), so a context is a few pointers: building
+/// one per call costs nothing. Inputs are owned by their slots, so a kernel
+/// can [forward](Self::forward_input) an input's buffer to an output and
+/// compute in place when nothing else shares it (TF's
+/// `forward_input_or_allocate_output`).
 ///
 /// ```
-/// use registry_core::kernel::{KernelError, NodeInfo, OpKernelContext};
+/// use registry_core::kernel::{KernelCall, KernelError, NodeInfo};
 /// use registry_core::proto::DataType;
 /// use registry_core::tensor::Tensor;
 ///
 /// let info = NodeInfo::new("neg", "Neg", "CPU", vec![DataType::DtFloat], vec![DataType::DtFloat]);
-/// let mut ctx = OpKernelContext::new(&info, [Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap()]);
+/// let mut call = KernelCall::new(&info, [Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap()]);
+/// let mut ctx = call.context(&info);
 /// if ctx.forward_input(0, 0)? {
 ///     for v in ctx.output_mut(0)?.as_mut_slice::<f32>()? {
 ///         *v = -*v;
 ///     }
 /// }
-/// let outputs = ctx.into_outputs()?;
+/// let outputs = call.into_outputs()?;
 /// assert_eq!(outputs[0].as_slice::<f32>()?, &[-1.0, 2.0]);
 /// # Ok::<(), KernelError>(())
 /// ```
 #[derive(Debug)]
 pub struct OpKernelContext<'a> {
     info: &'a NodeInfo,
-    inputs: SmallVec<[Option<Tensor>; 4]>,
-    outputs: SmallVec<[Option<Tensor>; 2]>,
+    inputs: &'a mut [Option<Tensor>],
+    outputs: &'a mut [Option<Tensor>],
 }
 
 impl<'a> OpKernelContext<'a> {
-    /// A context for one call of the kernel of `info`'s node. The inputs are
-    /// not checked here ([`KernelInstance::compute`](super::KernelInstance::compute)
-    /// checks their count and dtypes).
+    /// A context for one call of the kernel of `info`'s node, over `inputs`
+    /// (one slot per input, `Some`) and `outputs` (one slot per output of
+    /// the node, normally `None`). Neither is checked here
+    /// ([`KernelInstance::compute_in`](super::KernelInstance::compute_in)
+    /// checks the inputs' count and dtypes and that every output was set).
     #[inline]
-    pub fn new(info: &'a NodeInfo, inputs: impl IntoIterator<Item = Tensor>) -> Self {
-        // Filled in place: the context is large (inline tensors), and
-        // building its vectors separately costs a copy of each.
-        let mut ctx = Self {
+    pub fn new(
+        info: &'a NodeInfo,
+        inputs: &'a mut [Option<Tensor>],
+        outputs: &'a mut [Option<Tensor>],
+    ) -> Self {
+        Self {
             info,
-            inputs: SmallVec::new(),
-            outputs: SmallVec::new(),
-        };
-        for t in inputs {
-            ctx.inputs.push(Some(t));
+            inputs,
+            outputs,
         }
-        for _ in 0..info.output_types().len() {
-            ctx.outputs.push(None);
-        }
-        ctx
     }
 
     /// The node this call belongs to.
@@ -105,7 +107,9 @@ impl<'a> OpKernelContext<'a> {
     pub fn take_input(&mut self, index: usize) -> Result<Tensor, KernelError> {
         let count = self.inputs.len();
         match self.inputs.get_mut(index) {
-            Some(slot @ Some(_)) => slot.take().ok_or(KernelError::InputForwarded { index }),
+            Some(slot @ Some(_)) => slot
+                .take()
+                .ok_or_else(|| KernelError::InputForwarded { index }),
             Some(None) => Err(KernelError::InputForwarded { index }),
             None => Err(KernelError::InputIndex { index, count }),
         }
@@ -124,7 +128,7 @@ impl<'a> OpKernelContext<'a> {
             .output_types()
             .get(index)
             .copied()
-            .ok_or(KernelError::OutputIndex {
+            .ok_or_else(|| KernelError::OutputIndex {
                 index,
                 count: self.outputs.len(),
             })
@@ -139,8 +143,8 @@ impl<'a> OpKernelContext<'a> {
         shape: impl IntoShape,
     ) -> Result<&mut Tensor, KernelError> {
         let dtype = self.output_type(index)?;
-        let tensor = Tensor::zeros(dtype, shape)?;
-        Ok(self.outputs[index].insert(tensor))
+        let shape = shape.into_shape()?;
+        Ok(Tensor::zeros_in(self.output_slot(index)?, dtype, shape)?)
     }
 
     /// Allocates output `output` with the shape of input `input` (zero-filled,
@@ -153,9 +157,17 @@ impl<'a> OpKernelContext<'a> {
         output: usize,
     ) -> Result<(&Tensor, &mut Tensor), KernelError> {
         let dtype = self.output_type(output)?;
-        let shape = self.input(input)?.shape().clone();
-        let tensor = Tensor::zeros(dtype, shape)?;
-        let out = self.outputs[output].insert(tensor);
+        let tensor = Tensor::zeros(dtype, self.input(input)?.shape())?;
+        let count = self.outputs.len();
+        let out = match self.outputs.get_mut(output) {
+            Some(slot) => slot.insert(tensor),
+            None => {
+                return Err(KernelError::OutputIndex {
+                    index: output,
+                    count,
+                });
+            }
+        };
         match self.inputs.get(input) {
             Some(Some(t)) => Ok((t, out)),
             _ => Err(KernelError::InputForwarded { index: input }),
@@ -174,7 +186,7 @@ impl<'a> OpKernelContext<'a> {
             return Ok(false);
         }
         let tensor = self.take_input(input)?;
-        self.outputs[output] = Some(tensor);
+        *self.output_slot(output)? = Some(tensor);
         Ok(true)
     }
 
@@ -194,7 +206,7 @@ impl<'a> OpKernelContext<'a> {
         if !self.forward_input(input, output)? {
             return Ok(false);
         }
-        let slot = &mut self.outputs[output];
+        let slot = self.output_slot(output)?;
         if let Some(t) = slot.as_ref()
             && t.shape() != shape
         {
@@ -214,7 +226,7 @@ impl<'a> OpKernelContext<'a> {
                 actual: tensor.dtype(),
             });
         }
-        self.outputs[index] = Some(tensor);
+        *self.output_slot(index)? = Some(tensor);
         Ok(())
     }
 
@@ -235,16 +247,12 @@ impl<'a> OpKernelContext<'a> {
         }
     }
 
-    /// The outputs, in order; errors if the kernel left one unset.
+    /// The slot of output `index`.
     #[inline]
-    pub fn into_outputs(self) -> Result<TensorVec, KernelError> {
-        let mut out = TensorVec::new();
-        for (index, slot) in self.outputs.into_iter().enumerate() {
-            match slot {
-                Some(t) => out.push(t),
-                None => return Err(KernelError::MissingOutput { index }),
-            }
-        }
-        Ok(out)
+    fn output_slot(&mut self, index: usize) -> Result<&mut Option<Tensor>, KernelError> {
+        let count = self.outputs.len();
+        self.outputs
+            .get_mut(index)
+            .ok_or_else(|| KernelError::OutputIndex { index, count })
     }
 }

@@ -18,6 +18,7 @@
 // would only make matching on them clumsier.
 #![allow(clippy::result_large_err)]
 
+mod call;
 mod construction;
 mod context;
 mod create;
@@ -30,6 +31,7 @@ mod registration;
 mod registry;
 mod summarize;
 
+pub use call::KernelCall;
 pub use construction::{FromAttrValue, OpKernelConstruction, attr_value_kind};
 pub use context::{OpKernelContext, TensorVec};
 pub use create::{CreateKernelError, KernelInstance, create_op_kernel, create_op_kernel_in};

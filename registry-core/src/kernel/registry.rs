@@ -81,15 +81,32 @@ impl KernelRegistry {
 
     /// Adds a registration at run time (it is kept for the registry's life).
     pub fn register(&self, registration: KernelRegistration) {
-        let leaked: &'static KernelRegistration = Box::leak(Box::new(registration));
+        self.register_static(Box::leak(Box::new(registration)));
+    }
+
+    /// Adds a registration that lives for the rest of the process (one of
+    /// a loaded op library).
+    pub(crate) fn register_static(&self, registration: &'static KernelRegistration) {
         let mut runtime = self
             .runtime
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let regs = runtime.entry(leaked.op.to_owned()).or_default();
-        regs.push(leaked);
+        let regs = runtime.entry(registration.op.to_owned()).or_default();
+        regs.push(registration);
         regs.sort_by_key(|r| sort_key(r));
         self.has_runtime.store(true, Ordering::Release);
+    }
+
+    /// A registered kernel that no lookup could tell apart from
+    /// `registration`: the same op, device, label, priority and type
+    /// constraints.
+    pub fn duplicate_of(
+        &self,
+        registration: &KernelRegistration,
+    ) -> Option<&'static KernelRegistration> {
+        self.kernels_for_op(registration.op)
+            .into_iter()
+            .find(|existing| crate::library::same_kernel_key(existing, registration))
     }
 
     /// The number of registrations.

@@ -48,6 +48,12 @@
 //! of ops that only appears in `Cargo.toml` contributes nothing. Name it once,
 //! e.g. with [`link_ops!`](crate::link_ops) (see there).
 
+// A `RegistryError` names the op and where each registration comes from
+// (two origins for a duplicate), which takes more than clippy's 128 bytes.
+// Errors are returned on cold paths (a failed lookup, a refused
+// registration); a successful lookup returns a reference either way.
+#![allow(clippy::result_large_err)]
+
 mod error;
 mod suggest;
 
@@ -72,6 +78,18 @@ pub enum OpOrigin {
     /// Registered at run time ([`OpRegistry::register`] or
     /// [`OpRegistry::register_op_def`]) by the call at this location.
     RunTime(&'static Location<'static>),
+    /// Declared in an op library loaded at run time
+    /// ([`load_op_library`](crate::library::load_op_library)).
+    Library(&'static LibraryOrigin),
+}
+
+/// Where an op of a loaded op library comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LibraryOrigin {
+    /// The library's file.
+    pub library: &'static str,
+    /// Where the library's source declares the op.
+    pub location: SourceLocation,
 }
 
 impl OpOrigin {
@@ -79,6 +97,7 @@ impl OpOrigin {
     pub fn source_location(&self) -> Option<&SourceLocation> {
         match self {
             OpOrigin::Source(location) => Some(location),
+            OpOrigin::Library(origin) => Some(&origin.location),
             OpOrigin::RunTime(_) => None,
         }
     }
@@ -89,6 +108,11 @@ impl fmt::Display for OpOrigin {
         match self {
             OpOrigin::Source(location) => write!(f, "declared at {location}"),
             OpOrigin::RunTime(caller) => write!(f, "registered at run time at {caller}"),
+            OpOrigin::Library(origin) => write!(
+                f,
+                "declared at {} in op library {}",
+                origin.location, origin.library
+            ),
         }
     }
 }
@@ -448,6 +472,31 @@ impl OpRegistry {
         shape_fn: Option<ShapeFn>,
     ) -> Result<(), RegistryError> {
         let origin = OpOrigin::RunTime(Location::caller());
+        match registry_spec::validate_op_def(&op_def) {
+            Ok(_) => self.insert(OpRegistrationData {
+                op_def,
+                shape_fn,
+                origin,
+            }),
+            Err(e) => {
+                let error = RegistryError::Invalid {
+                    name: op_def.name.clone(),
+                    origin,
+                    reason: InvalidOp::Validation(e),
+                };
+                self.reject(error, &op_def)
+            }
+        }
+    }
+
+    /// Registers an op of a loaded op library (its OpDef, validated as
+    /// [`OpRegistry::register_op_def`] does, with the library's origin).
+    pub(crate) fn register_from_library(
+        &self,
+        op_def: OpDef,
+        shape_fn: Option<ShapeFn>,
+        origin: OpOrigin,
+    ) -> Result<(), RegistryError> {
         match registry_spec::validate_op_def(&op_def) {
             Ok(_) => self.insert(OpRegistrationData {
                 op_def,

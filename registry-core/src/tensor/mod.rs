@@ -1,6 +1,7 @@
 //! Tensors: a dtype, a [`TensorShape`] and reference-counted [`Storage`].
 //!
-//! Fixed-size elements live in a 64-byte aligned, shared [`HostBuffer`];
+//! Fixed-size elements live in an aligned, shared [`HostBuffer`] (64 bytes;
+//! 16 for buffers of at most 16 bytes, stored inline);
 //! typed views ([`Tensor::as_slice`]) are zero-copy and dtype-checked.
 //! [`Tensor::from_proto`] and [`Tensor::to_proto`] convert to and from
 //! TensorFlow's `TensorProto` in all of its encodings.
@@ -29,7 +30,7 @@ use opreg_proto::{DataType, DataTypeExt};
 pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, is_supported};
 pub use proto::DEFAULT_MAX_PROTO_BYTES;
 pub use shape::{IntoShape, TensorShape};
-pub use storage::{HOST_ALIGNMENT, HostBuffer, Storage};
+pub use storage::{HOST_ALIGNMENT, HostBuffer, INLINE_ALIGNMENT, INLINE_CAPACITY, Storage};
 
 /// Errors from building, viewing or converting tensors.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -224,32 +225,56 @@ impl Tensor {
 
     /// A tensor of `dtype` and `shape` filled with zeros (empty strings for
     /// `DT_STRING`).
+    #[inline]
     pub fn zeros(dtype: DataType, shape: impl IntoShape) -> Result<Self, TensorError> {
         let shape = shape.into_shape()?;
+        let storage = Self::zeroed_storage(dtype, &shape)?;
+        Ok(Self {
+            dtype,
+            shape,
+            storage,
+        })
+    }
+
+    /// [`zeros`](Self::zeros) built directly in `slot` (an output slot of
+    /// a kernel call), which it returns. Building in place matters for
+    /// small tensors: moving a tensor through `Result`s costs more than
+    /// allocating it.
+    #[inline]
+    pub(crate) fn zeros_in(
+        slot: &mut Option<Tensor>,
+        dtype: DataType,
+        shape: TensorShape,
+    ) -> Result<&mut Tensor, TensorError> {
+        let storage = Self::zeroed_storage(dtype, &shape)?;
+        Ok(slot.insert(Self {
+            dtype,
+            shape,
+            storage,
+        }))
+    }
+
+    /// Zero-filled storage for `dtype` and `shape`.
+    #[inline]
+    fn zeroed_storage(dtype: DataType, shape: &TensorShape) -> Result<Storage, TensorError> {
         let n = shape.num_elements();
-        let storage = if dtype == DataType::DtString {
+        if dtype == DataType::DtString {
             let mut v = Vec::new();
             v.try_reserve_exact(n)
                 .map_err(|_| TensorError::AllocationFailed {
                     bytes: n.saturating_mul(std::mem::size_of::<Vec<u8>>()),
                 })?;
             v.resize(n, Vec::new());
-            Storage::Strings(Arc::new(v))
-        } else {
-            let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
-            let bytes = n.checked_mul(size).ok_or(TensorError::TooLarge {
-                dtype,
-                shape: shape.clone(),
-                bytes: u64::MAX,
-                limit: isize::MAX as u64,
-            })?;
-            Storage::Host(HostBuffer::zeroed(bytes)?)
-        };
-        Ok(Self {
+            return Ok(Storage::Strings(Arc::new(v)));
+        }
+        let size = element_size(dtype).ok_or_else(|| TensorError::UnsupportedDtype(dtype))?;
+        let bytes = n.checked_mul(size).ok_or_else(|| TensorError::TooLarge {
             dtype,
-            shape,
-            storage,
-        })
+            shape: shape.clone(),
+            bytes: u64::MAX,
+            limit: isize::MAX as u64,
+        })?;
+        Ok(Storage::Host(HostBuffer::zeroed(bytes)?))
     }
 
     /// A `DT_STRING` tensor of `shape` holding `data` (byte strings, not
@@ -280,6 +305,7 @@ impl Tensor {
     }
 
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
@@ -344,7 +370,9 @@ impl Tensor {
         match &mut self.storage {
             Storage::Host(b) => {
                 let refs = b.ref_count();
-                let bytes = b.bytes_mut().ok_or(TensorError::SharedBuffer { refs })?;
+                let bytes = b
+                    .bytes_mut()
+                    .ok_or_else(|| TensorError::SharedBuffer { refs })?;
                 Ok(cast_slice_mut(bytes))
             }
             Storage::Strings(_) => Err(TensorError::DtypeMismatch {
@@ -368,13 +396,14 @@ impl Tensor {
     /// [`as_mut_slice::<bool>`](Self::as_mut_slice) or
     /// [`copy_elements`](Self::copy_elements)); errors when shared.
     pub fn as_mut_bytes(&mut self) -> Result<&mut [u8], TensorError> {
-        if self.dtype == DataType::DtBool {
+        if self.dtype() == DataType::DtBool {
             return Err(TensorError::UnsupportedDtype(DataType::DtBool));
         }
         match &mut self.storage {
             Storage::Host(b) => {
                 let refs = b.ref_count();
-                b.bytes_mut().ok_or(TensorError::SharedBuffer { refs })
+                b.bytes_mut()
+                    .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
         }
@@ -399,7 +428,7 @@ impl Tensor {
         src_start: usize,
         count: usize,
     ) -> Result<(), TensorError> {
-        self.check_dtype(src.dtype)?;
+        self.check_dtype(src.dtype())?;
         let out_of_bounds =
             |start: usize, len: usize| start.checked_add(count).is_none_or(|end| end > len);
         if out_of_bounds(dst_start, self.num_elements())
@@ -417,19 +446,21 @@ impl Tensor {
             (Storage::Host(dst), Storage::Host(s)) => {
                 let size = element_size(self.dtype).unwrap_or(1);
                 let refs = dst.ref_count();
-                let bytes = dst.bytes_mut().ok_or(TensorError::SharedBuffer { refs })?;
+                let bytes = dst
+                    .bytes_mut()
+                    .ok_or_else(|| TensorError::SharedBuffer { refs })?;
                 bytes[dst_start * size..(dst_start + count) * size]
                     .copy_from_slice(&s.as_bytes()[src_start * size..(src_start + count) * size]);
                 Ok(())
             }
             (Storage::Strings(dst), Storage::Strings(s)) => {
                 let refs = Arc::strong_count(dst);
-                let dst = Arc::get_mut(dst).ok_or(TensorError::SharedBuffer { refs })?;
+                let dst = Arc::get_mut(dst).ok_or_else(|| TensorError::SharedBuffer { refs })?;
                 dst[dst_start..dst_start + count]
                     .clone_from_slice(&s[src_start..src_start + count]);
                 Ok(())
             }
-            _ => Err(self.mismatch(src.dtype)),
+            _ => Err(self.mismatch(src.dtype())),
         }
     }
 
@@ -443,13 +474,13 @@ impl Tensor {
 
     /// The elements of a `DT_STRING` tensor, mutably; errors when shared.
     pub fn as_mut_strings(&mut self) -> Result<&mut [Vec<u8>], TensorError> {
-        let dtype = self.dtype;
+        let dtype = self.dtype();
         match &mut self.storage {
             Storage::Strings(s) => {
                 let refs = Arc::strong_count(s);
                 Arc::get_mut(s)
                     .map(|v| v.as_mut_slice())
-                    .ok_or(TensorError::SharedBuffer { refs })
+                    .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
             Storage::Host(_) => Err(TensorError::DtypeMismatch {
                 expected: DataType::DtString,
@@ -459,7 +490,7 @@ impl Tensor {
     }
 
     fn check_dtype(&self, expected: DataType) -> Result<(), TensorError> {
-        if self.dtype == expected {
+        if self.dtype() == expected {
             Ok(())
         } else {
             Err(self.mismatch(expected))
@@ -469,7 +500,7 @@ impl Tensor {
     fn mismatch(&self, expected: DataType) -> TensorError {
         TensorError::DtypeMismatch {
             expected,
-            actual: self.dtype,
+            actual: self.dtype(),
         }
     }
 
@@ -507,7 +538,7 @@ impl Tensor {
 
 impl PartialEq for Tensor {
     fn eq(&self, other: &Self) -> bool {
-        if self.dtype != other.dtype || self.shape != other.shape {
+        if self.dtype() != other.dtype() || self.shape != other.shape {
             return false;
         }
         match (&self.storage, &other.storage) {
@@ -531,7 +562,7 @@ fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {
 }
 
 /// Views host bytes as elements. `bytes` must come from a [`HostBuffer`]
-/// (64-byte aligned) whose length is a multiple of `size_of::<T>()`.
+/// (at least 16-byte aligned) whose length is a multiple of `size_of::<T>()`.
 fn cast_slice<T: TensorElement>(bytes: &[u8]) -> &[T] {
     let size = std::mem::size_of::<T>();
     assert!(

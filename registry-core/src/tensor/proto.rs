@@ -141,7 +141,7 @@ impl Tensor {
         if dtype == DataType::DtString {
             return strings_from_proto(proto, shape, max_bytes);
         }
-        let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
+        let size = element_size(dtype).ok_or_else(|| TensorError::UnsupportedDtype(dtype))?;
         let bytes = (n as u64).saturating_mul(size as u64);
         if bytes > max_bytes {
             return Err(TensorError::TooLarge {

@@ -22,9 +22,9 @@ use super::TensorError;
 /// assert!(TensorShape::from_i64(&[2, -1]).is_err());
 /// assert!(TensorShape::new([usize::MAX, 2]).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
 pub struct TensorShape {
-    dims: SmallVec<[usize; 4]>,
+    dims: Dims,
     num_elements: usize,
 }
 
@@ -47,7 +47,7 @@ impl TensorShape {
                 })?;
         }
         Ok(Self {
-            dims: SmallVec::from_slice(dims),
+            dims: Dims::from_slice(dims),
             num_elements: n,
         })
     }
@@ -63,7 +63,7 @@ impl TensorShape {
             })?;
             out.push(d);
         }
-        Self::new(out).map_err(|_| TensorError::ShapeOverflow {
+        Self::new(&out).map_err(|_| TensorError::ShapeOverflow {
             dims: format!("{dims:?}"),
         })
     }
@@ -71,24 +71,24 @@ impl TensorShape {
     /// The shape of a scalar: rank 0, one element.
     pub fn scalar() -> Self {
         Self {
-            dims: SmallVec::new(),
+            dims: Dims::default(),
             num_elements: 1,
         }
     }
 
     /// The dimension sizes, outermost first.
     pub fn dims(&self) -> &[usize] {
-        &self.dims
+        self.dims.as_slice()
     }
 
     /// The number of dimensions.
     pub fn rank(&self) -> usize {
-        self.dims.len()
+        self.dims().len()
     }
 
     /// The size of dimension `index`, or `None` past the rank.
     pub fn dim(&self, index: usize) -> Option<usize> {
-        self.dims.get(index).copied()
+        self.dims().get(index).copied()
     }
 
     /// The number of elements (the product of the dimensions; 1 for a
@@ -111,7 +111,7 @@ impl TensorShape {
     pub fn to_proto(&self) -> TensorShapeProto {
         TensorShapeProto {
             dim: self
-                .dims
+                .dims()
                 .iter()
                 // Cannot saturate: `new` checks every dimension fits in i64.
                 .map(|&d| Dim {
@@ -128,13 +128,59 @@ impl fmt::Display for TensorShape {
     /// Formats as TensorFlow does: `[2,3]`, `[]` for a scalar.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[")?;
-        for (i, d) in self.dims.iter().enumerate() {
+        for (i, d) in self.dims().iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
             }
             write!(f, "{d}")?;
         }
         f.write_str("]")
+    }
+}
+
+impl fmt::Debug for TensorShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TensorShape")
+            .field("dims", &self.dims())
+            .field("num_elements", &self.num_elements)
+            .finish()
+    }
+}
+
+/// The dimensions most tensors have, stored inline.
+const INLINE_RANK: usize = 4;
+
+/// Dimension sizes: inline up to [`INLINE_RANK`], on the heap beyond.
+#[derive(PartialEq, Eq, Hash, Default)]
+struct Dims(SmallVec<[usize; INLINE_RANK]>);
+
+impl Dims {
+    fn from_slice(dims: &[usize]) -> Self {
+        Dims(SmallVec::from_slice(dims))
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[usize] {
+        &self.0
+    }
+}
+
+impl Clone for Dims {
+    /// Shapes are cloned on every output allocation. `SmallVec`'s own clone
+    /// pushes the dimensions one by one, and a slice copy of a run-time
+    /// length is a `memcpy` call; an inline shape is copied here as one
+    /// fixed-size array instead.
+    #[inline]
+    fn clone(&self) -> Self {
+        let dims = self.as_slice();
+        if dims.len() > INLINE_RANK {
+            return Dims(SmallVec::from_slice(dims));
+        }
+        let at = |i: usize| dims.get(i).copied().unwrap_or(0);
+        Dims(SmallVec::from_buf_and_len(
+            [at(0), at(1), at(2), at(3)],
+            dims.len(),
+        ))
     }
 }
 
@@ -146,31 +192,37 @@ pub trait IntoShape {
 }
 
 impl IntoShape for TensorShape {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         Ok(self)
     }
 }
 impl IntoShape for &TensorShape {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         Ok(self.clone())
     }
 }
 impl IntoShape for &[usize] {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         TensorShape::new(self)
     }
 }
 impl<const N: usize> IntoShape for [usize; N] {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         TensorShape::new(self)
     }
 }
 impl<const N: usize> IntoShape for &[usize; N] {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         TensorShape::new(self)
     }
 }
 impl IntoShape for Vec<usize> {
+    #[inline]
     fn into_shape(self) -> Result<TensorShape, TensorError> {
         TensorShape::new(self)
     }

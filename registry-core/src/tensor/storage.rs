@@ -1,4 +1,4 @@
-//! Tensor storage: a 64-byte aligned, reference-counted host buffer, string
+//! Tensor storage: an aligned, reference-counted host buffer, string
 //! storage, and the [`Storage`] enum that leaves room for device memory.
 
 use std::alloc::{self, Layout};
@@ -7,9 +7,14 @@ use std::sync::Arc;
 
 use super::TensorError;
 
-/// The alignment of every [`HostBuffer`] in bytes (TensorFlow's
-/// `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).
+/// The alignment of every [`HostBuffer`] of more than [`INLINE_CAPACITY`]
+/// bytes (TensorFlow's `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).
 pub const HOST_ALIGNMENT: usize = 64;
+
+/// The alignment of buffers of at most [`INLINE_CAPACITY`] bytes: enough
+/// for every element type (the widest, `complex128`, needs 16) and for any
+/// SIMD load of the whole buffer.
+pub const INLINE_ALIGNMENT: usize = 16;
 
 /// Buffers of at least this many bytes are anonymous memory mappings
 /// (zeroed by the OS, page-aligned, with transparent huge pages requested on
@@ -19,15 +24,19 @@ pub const HOST_ALIGNMENT: usize = 64;
 const MAP_THRESHOLD: usize = 2 << 20;
 
 /// Buffers of at most this many bytes live inside the reference-counted
-/// block itself: one allocation per tensor instead of two (a 1-element
-/// tensor is the common case of scalars and of per-node overhead).
-const INLINE_CAPACITY: usize = 16;
+/// block itself, [`INLINE_ALIGNMENT`]-aligned: one small allocation per
+/// tensor instead of two (a 1-element tensor is the common case of scalars
+/// and of per-node overhead). Aligning them to 64 bytes would push the
+/// block off the allocator's fast path for nothing: 16 bytes are one SIMD
+/// register.
+pub const INLINE_CAPACITY: usize = 16;
 
-/// Inline storage with room to place [`INLINE_CAPACITY`] bytes at a
-/// [`HOST_ALIGNMENT`] boundary wherever the array lands (any address: the
-/// boundary is at most 63 bytes in).
-const INLINE_BYTES: usize = INLINE_CAPACITY + HOST_ALIGNMENT - 1;
-type InlineBytes = [u8; INLINE_BYTES];
+/// The bytes of an inline buffer, [`INLINE_ALIGNMENT`]-aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct InlineBytes([u8; INLINE_CAPACITY]);
+
+const _: () = assert!(std::mem::align_of::<InlineBytes>() == INLINE_ALIGNMENT);
 
 /// The heap's alignment for the blocks of [`RawBuffer::Heap`]: glibc serves
 /// 16-byte aligned requests from its fast paths, while 64-byte aligned ones
@@ -37,9 +46,9 @@ type InlineBytes = [u8; INLINE_BYTES];
 const HEAP_ALIGN: usize = 16;
 
 /// An owned, zero-initialised buffer whose first byte is
-/// [`HOST_ALIGNMENT`]-aligned.
+/// [`HOST_ALIGNMENT`]-aligned ([`INLINE_ALIGNMENT`] for inline ones).
 enum RawBuffer {
-    /// Small buffers: the bytes at `offset(bytes)` of the array.
+    /// Small buffers: the first `len` bytes of the array.
     Inline { bytes: InlineBytes, len: usize },
     /// A heap block from `alloc_zeroed(heap_layout(len))`; the data starts
     /// at `base + offset`.
@@ -73,10 +82,7 @@ impl RawBuffer {
 
     fn bytes(&self) -> &[u8] {
         match self {
-            RawBuffer::Inline { bytes, len } => {
-                let start = align_offset(bytes.as_ptr());
-                &bytes[start..start + len]
-            }
+            RawBuffer::Inline { bytes, len } => &bytes.0[..*len],
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: `base` is a live allocation of `heap_layout(len)`,
                 // i.e. at least `offset + len` zero-initialised bytes (offset
@@ -91,10 +97,7 @@ impl RawBuffer {
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         match self {
-            RawBuffer::Inline { bytes, len } => {
-                let start = align_offset(bytes.as_ptr());
-                &mut bytes[start..start + *len]
-            }
+            RawBuffer::Inline { bytes, len } => &mut bytes.0[..*len],
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: as in `bytes`; `&mut self` makes this the only
                 // reference to the block for the slice's lifetime.
@@ -125,7 +128,8 @@ impl Drop for RawBuffer {
     }
 }
 
-/// A reference-counted, 64-byte aligned block of host memory.
+/// A reference-counted, aligned block of host memory: 64-byte aligned, or
+/// 16-byte aligned when it holds at most [`INLINE_CAPACITY`] bytes.
 ///
 /// Cloning shares the bytes (like `Arc`); [`is_unique`](Self::is_unique)
 /// tells whether this handle is the only one, which is when a kernel may
@@ -133,11 +137,12 @@ impl Drop for RawBuffer {
 ///
 /// ```
 /// use registry_core::tensor::HostBuffer;
-/// let a = HostBuffer::zeroed(16).unwrap();
+/// let a = HostBuffer::zeroed(64).unwrap();
 /// assert!(a.is_unique());
 /// let b = a.clone();
 /// assert!(!a.is_unique() && a.ptr_eq(&b));
 /// assert_eq!(a.as_ptr() as usize % 64, 0);
+/// assert_eq!(HostBuffer::zeroed(4).unwrap().as_ptr() as usize % 16, 0);
 /// ```
 #[derive(Clone)]
 pub struct HostBuffer {
@@ -147,20 +152,22 @@ pub struct HostBuffer {
 impl HostBuffer {
     /// Allocates `len` zero bytes; errors (rather than aborting) when the
     /// allocation is too large or fails.
+    #[inline]
     pub fn zeroed(len: usize) -> Result<Self, TensorError> {
         let raw = if len <= INLINE_CAPACITY {
             RawBuffer::Inline {
-                bytes: [0; INLINE_BYTES],
+                bytes: InlineBytes([0; INLINE_CAPACITY]),
                 len,
             }
         } else if let Some(mapping) = map_zeroed(len) {
             RawBuffer::Mapped(mapping)
         } else {
-            let layout =
-                RawBuffer::heap_layout(len).ok_or(TensorError::AllocationFailed { bytes: len })?;
+            let layout = RawBuffer::heap_layout(len)
+                .ok_or_else(|| TensorError::AllocationFailed { bytes: len })?;
             // SAFETY: `layout` has a non-zero size (at least one byte).
             let base = unsafe { alloc::alloc_zeroed(layout) };
-            let base = NonNull::new(base).ok_or(TensorError::AllocationFailed { bytes: len })?;
+            let base =
+                NonNull::new(base).ok_or_else(|| TensorError::AllocationFailed { bytes: len })?;
             let offset = align_offset(base.as_ptr());
             RawBuffer::Heap { base, offset, len }
         };
@@ -190,7 +197,8 @@ impl HostBuffer {
         Arc::get_mut(&mut self.raw).map(RawBuffer::bytes_mut)
     }
 
-    /// The address of the first byte (64-byte aligned).
+    /// The address of the first byte ([`HOST_ALIGNMENT`]-aligned, or
+    /// [`INLINE_ALIGNMENT`]-aligned for at most [`INLINE_CAPACITY`] bytes).
     pub fn as_ptr(&self) -> *const u8 {
         self.raw.bytes().as_ptr()
     }

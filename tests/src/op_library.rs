@@ -1,0 +1,121 @@
+//! Builds the op libraries of the loader tests: `zero-out`'s cdylib (a real
+//! op library) and the fake headers of `tests/op-library-fixture/`.
+//!
+//! The builds run cargo from the test, in the same profile as the test
+//! itself: a library must match its host's build (debug assertions
+//! included) to be loaded.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs `cargo build` with `args` (plus `--release` when the test is
+/// optimized) and returns the artifacts cargo reports: (target name, files).
+fn build(
+    args: &[&str],
+    manifest: Option<&Path>,
+    target_dir: Option<&Path>,
+) -> Vec<(String, Vec<PathBuf>)> {
+    let mut command = cargo();
+    command.arg("build").args(args).arg("--message-format=json");
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    if let Some(manifest) = manifest {
+        command.arg("--manifest-path").arg(manifest);
+    }
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let output = command
+        .current_dir(workspace_root())
+        .output()
+        .expect("run cargo build");
+    assert!(
+        output.status.success(),
+        "cargo build {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|msg| msg["reason"] == "compiler-artifact")
+        .map(|msg| {
+            let name = msg["target"]["name"].as_str().unwrap_or("").to_owned();
+            let mut files: Vec<PathBuf> = msg["filenames"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect();
+            if let Some(exe) = msg["executable"].as_str() {
+                files.push(PathBuf::from(exe));
+            }
+            (name, files)
+        })
+        .collect()
+}
+
+fn is_dylib(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("so" | "dylib" | "dll")
+    )
+}
+
+/// Builds `examples/zero_out` and returns its cdylib (`libzero_out.so`).
+pub fn zero_out_library() -> PathBuf {
+    build(&["-p", "zero-out", "--lib"], None, None)
+        .into_iter()
+        .filter(|(name, _)| name == "zero_out")
+        .flat_map(|(_, files)| files)
+        .find(|f| is_dylib(f))
+        .expect("cargo reports zero_out's cdylib")
+}
+
+/// Builds the `opreg` command and returns its executable.
+pub fn opreg_binary() -> PathBuf {
+    build(&["-p", "opreg-cli", "--bin", "opreg"], None, None)
+        .into_iter()
+        .filter(|(name, _)| name == "opreg")
+        .flat_map(|(_, files)| files)
+        .find(|f| f.extension().is_none() || f.extension().is_some_and(|e| e == "exe"))
+        .expect("cargo reports the opreg executable")
+}
+
+/// Builds `tests/op-library-fixture` and copies it into `dir` under the
+/// three names that select its headers: `libmismatch.so` (a valid header
+/// from another build), `libbadmagic.so` (wrong magic) and
+/// `libnewheader.so` (a header version from the future).
+pub fn fake_libraries(dir: &Path) -> [PathBuf; 3] {
+    let root = workspace_root();
+    let built = build(
+        &["--offline"],
+        Some(&root.join("tests/op-library-fixture/Cargo.toml")),
+        Some(&root.join("target/op-library-fixture")),
+    )
+    .into_iter()
+    .flat_map(|(_, files)| files)
+    .find(|f| is_dylib(f))
+    .expect("cargo reports the fixture's cdylib");
+    let extension = built.extension().and_then(|e| e.to_str()).unwrap_or("so");
+    ["mismatch", "badmagic", "newheader"].map(|name| {
+        let path = dir.join(format!("lib{name}.{extension}"));
+        std::fs::copy(&built, &path).expect("copy the fixture library");
+        path
+    })
+}
