@@ -1,9 +1,11 @@
 //! Builds the op libraries of the loader tests: `zero-out`'s cdylib (a real
 //! op library) and the fake headers of `tests/op-library-fixture/`.
 //!
-//! The builds run cargo from the test, in the same profile as the test
-//! itself: a library must match its host's build (debug assertions
-//! included) to be loaded.
+//! The builds run `cargo build --workspace --tests` from the test, in the
+//! test's own profile: the same build as `cargo test --workspace`, so in a
+//! test run it is up to date already (nothing is rebuilt), and the library
+//! matches its host's build (features and debug assertions included), which
+//! loading requires.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,7 +54,8 @@ fn build(
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|msg| msg["reason"] == "compiler-artifact")
+        // Test harnesses (`profile.test`) share their target's name: skip them.
+        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["profile"]["test"] != true)
         .map(|msg| {
             let name = msg["target"]["name"].as_str().unwrap_or("").to_owned();
             let mut files: Vec<PathBuf> = msg["filenames"]
@@ -77,23 +80,32 @@ fn is_dylib(path: &Path) -> bool {
     )
 }
 
-/// Builds `examples/zero_out` and returns its cdylib (`libzero_out.so`).
+/// The workspace's test build: every artifact cargo reports, built once
+/// per test process.
+fn workspace_artifacts() -> &'static [(String, Vec<PathBuf>)] {
+    static ARTIFACTS: std::sync::OnceLock<Vec<(String, Vec<PathBuf>)>> = std::sync::OnceLock::new();
+    ARTIFACTS.get_or_init(|| build(&["--workspace", "--tests"], None, None))
+}
+
+/// The cdylib of `examples/zero_out` (`libzero_out.so`).
 pub fn zero_out_library() -> PathBuf {
-    build(&["-p", "zero-out", "--lib"], None, None)
-        .into_iter()
+    workspace_artifacts()
+        .iter()
         .filter(|(name, _)| name == "zero_out")
         .flat_map(|(_, files)| files)
         .find(|f| is_dylib(f))
+        .cloned()
         .expect("cargo reports zero_out's cdylib")
 }
 
-/// Builds the `opreg` command and returns its executable.
+/// The `opreg` executable.
 pub fn opreg_binary() -> PathBuf {
-    build(&["-p", "opreg-cli", "--bin", "opreg"], None, None)
-        .into_iter()
+    workspace_artifacts()
+        .iter()
         .filter(|(name, _)| name == "opreg")
         .flat_map(|(_, files)| files)
         .find(|f| f.extension().is_none() || f.extension().is_some_and(|e| e == "exe"))
+        .cloned()
         .expect("cargo reports the opreg executable")
 }
 

@@ -224,7 +224,7 @@ fn load(
     for (op_def, registration) in decoded {
         names.push(op_def.name.clone());
         let origin = library_origin(origin_path, registration);
-        if let Err(e) = ops.register_from_library(op_def, registration.shape_fn, origin) {
+        if let Err(e) = ops.register_validated(op_def, registration.shape_fn, origin) {
             problems.push(LibraryProblem::InvalidOp(Box::new(e)));
         }
     }

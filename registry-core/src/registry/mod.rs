@@ -471,27 +471,12 @@ impl OpRegistry {
         op_def: OpDef,
         shape_fn: Option<ShapeFn>,
     ) -> Result<(), RegistryError> {
-        let origin = OpOrigin::RunTime(Location::caller());
-        match registry_spec::validate_op_def(&op_def) {
-            Ok(_) => self.insert(OpRegistrationData {
-                op_def,
-                shape_fn,
-                origin,
-            }),
-            Err(e) => {
-                let error = RegistryError::Invalid {
-                    name: op_def.name.clone(),
-                    origin,
-                    reason: InvalidOp::Validation(e),
-                };
-                self.reject(error, &op_def)
-            }
-        }
+        self.register_validated(op_def, shape_fn, OpOrigin::RunTime(Location::caller()))
     }
 
-    /// Registers an op of a loaded op library (its OpDef, validated as
-    /// [`OpRegistry::register_op_def`] does, with the library's origin).
-    pub(crate) fn register_from_library(
+    /// Registers an OpDef from `origin` after TF's `ValidateOpDef` checks
+    /// (run-time OpDefs and the ops of loaded op libraries).
+    pub(crate) fn register_validated(
         &self,
         op_def: OpDef,
         shape_fn: Option<ShapeFn>,
