@@ -16,7 +16,7 @@ pub type TensorVec = SmallVec<[Tensor; 1]>;
 /// output slots.
 ///
 /// The slots are borrowed from whoever runs the kernel (an executor's own
-/// buffers, or a [`KernelCall`]), so a context is a few pointers: building
+/// buffers, or a [`KernelCall`](super::KernelCall)), so a context is a few pointers: building
 /// one per call costs nothing. Inputs are owned by their slots, so a kernel
 /// can [forward](Self::forward_input) an input's buffer to an output and
 /// compute in place when nothing else shares it (TF's
