@@ -2,29 +2,14 @@
 //! registry of this test process (which links the same standard op set).
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use opreg_proto::{OpList, TextFormat};
 use prost::Message;
 use registry_core::registry::OpRegistry;
 
-fn opreg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_opreg"))
-        .args(args)
-        .output()
-        .expect("run opreg")
-}
+mod common;
 
-fn stdout_of(args: &[&str]) -> String {
-    let output = opreg(args);
-    assert!(
-        output.status.success(),
-        "opreg {args:?} failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 output")
-}
+use common::{opreg, stdout_of};
 
 fn expected(include_internal: bool) -> OpList {
     OpRegistry::global().export_op_list(include_internal)

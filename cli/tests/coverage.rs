@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use opreg_cli::coverage::{CellState, Coverage, CoverageError, TfKernelStats, parse_kernel_list};
 use opreg_proto::attr_value::Value;
@@ -20,23 +19,9 @@ use registry_core::spec::OpSpec;
 use registry_core::tensor::is_supported;
 use serde_json::Value as Json;
 
-fn opreg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_opreg"))
-        .args(args)
-        .output()
-        .expect("run opreg")
-}
+mod common;
 
-fn stdout_of(args: &[&str]) -> String {
-    let output = opreg(args);
-    assert!(
-        output.status.success(),
-        "opreg {args:?} failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 output")
-}
+use common::{opreg, stdout_of};
 
 fn json_of(args: &[&str]) -> Json {
     let mut all = vec!["coverage", "--format", "json"];
