@@ -125,6 +125,7 @@ pub(crate) fn run(
     devices: Vec<String>,
     format: RunFormat,
     repeat: usize,
+    max_memory_bytes: Option<u64>,
 ) -> Result<String, CliError> {
     if fetches.is_empty() {
         return Err(CliError::Input {
@@ -134,7 +135,11 @@ pub(crate) fn run(
                     .into(),
         });
     }
-    let session = Session::with_options(graph, SessionOptions { devices });
+    let options = SessionOptions {
+        devices,
+        max_memory_bytes,
+    };
+    let session = Session::with_options(graph, options);
     let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
     let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();
     let prepared = session.prepare(&names, &fetch_names)?;

@@ -11,6 +11,7 @@
 //! opreg kernels check
 //! opreg check GRAPH [--feeds FILE] [--device cpu|gpu]
 //! opreg run GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--format table|json] [--repeat N]
+//!           [--max-memory BYTES] [--max-allocation BYTES]
 //! opreg graph GRAPH --dot [--feeds FILE]
 //! opreg docs -o DIR
 //! opreg coverage [--device DEVICE]... [--format table|json|svg] [--against KERNELS.pb]
@@ -93,6 +94,14 @@ enum Command {
         /// Run this many times and report the time per run.
         #[arg(long, default_value_t = 1)]
         repeat: usize,
+        /// Fail the run when it holds more than this many bytes of tensors
+        /// at once (feeds and intermediates).
+        #[arg(long, value_name = "BYTES")]
+        max_memory: Option<u64>,
+        /// Refuse any single tensor allocation over this many bytes
+        /// (default: $OPREG_MAX_ALLOCATION_BYTES, else physical memory).
+        #[arg(long, value_name = "BYTES")]
+        max_allocation: Option<u64>,
     },
     /// Draw a GraphDef.
     Graph {
@@ -309,7 +318,12 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             device,
             format,
             repeat,
+            max_memory,
+            max_allocation,
         } => {
+            if let Some(bytes) = max_allocation {
+                registry_core::limits::set_max_allocation_bytes(bytes);
+            }
             let (feeds, default_fetches) = optional_feeds(feeds.as_deref())?;
             let fetches = if fetches.is_empty() {
                 default_fetches
@@ -324,6 +338,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 graph_cmds::devices(&device),
                 format,
                 repeat,
+                max_memory,
             )?;
             write_stdout(text.as_bytes())
         }

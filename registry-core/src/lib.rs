@@ -19,6 +19,7 @@ extern crate self as registry_core;
 pub mod executor;
 pub mod kernel;
 pub mod library;
+pub mod limits;
 pub mod node_def;
 pub mod op;
 pub mod registry;

@@ -180,6 +180,21 @@ pub enum RunError {
         #[source]
         source: Box<KernelError>,
     },
+    /// The run would hold more bytes of tensors at once than
+    /// [`SessionOptions::max_memory_bytes`](super::SessionOptions) allows.
+    #[error(
+        "node '{node}' (op '{op}'): the run now holds {bytes} bytes of tensors, over the session's limit of {limit} bytes"
+    )]
+    MemoryLimit {
+        /// The node whose outputs went over (a feed's name for feeds).
+        node: String,
+        /// Its op (`feed` for feeds).
+        op: String,
+        /// The bytes held after it.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 impl From<GraphError> for RunError {

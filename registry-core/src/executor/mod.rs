@@ -3,6 +3,7 @@
 //! [`Session`] runs it with feeds and fetches (kernels created once, plans
 //! cached, intermediates freed after their last consumer).
 
+mod budget;
 mod error;
 mod graph;
 mod placement;

@@ -1,16 +1,18 @@
 //! [`Session`]: build once from a [`Graph`], run many times with new feeds
 //! (TF's `DirectSession`, single-threaded, CPU-first).
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::budget::MemoryBudget;
 use super::placement::{candidates, requested_device_type};
 use super::plan::{Plan, Slots, Step, needed_nodes};
 use super::{Endpoint, Graph, GraphError, RunError};
 use crate::kernel::{
-    CreateKernelError, DEVICE_CPU, KernelInstance, KernelRegistry, create_op_kernel_in,
+    CreateKernelError, DEVICE_CPU, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
 };
 use crate::registry::OpRegistry;
 use crate::tensor::Tensor;
@@ -21,12 +23,19 @@ pub struct SessionOptions {
     /// Device types in order of preference, for nodes whose requested
     /// device has no kernel (or that request none). Default: `["CPU"]`.
     pub devices: Vec<String>,
+    /// The most bytes of tensors a run may hold at once (feeds and every
+    /// intermediate still needed), checked after each node: a run that
+    /// goes over fails with [`RunError::MemoryLimit`] naming the node.
+    /// Default: `None`, no limit beyond the per-allocation cap of
+    /// [`limits`](crate::limits).
+    pub max_memory_bytes: Option<u64>,
 }
 
 impl Default for SessionOptions {
     fn default() -> Self {
         Self {
             devices: vec![DEVICE_CPU.to_owned()],
+            max_memory_bytes: None,
         }
     }
 }
@@ -244,7 +253,20 @@ impl Session {
         );
         let mut first_error: Option<CreateKernelError> = None;
         for device in &devices {
-            match create_op_kernel_in(self.ops, self.kernels, device, &node.def) {
+            // A panicking kernel constructor fails the placement, not the
+            // caller (the lock is held, but nothing is left half-written).
+            let created = catch_unwind(AssertUnwindSafe(|| {
+                create_op_kernel_in(self.ops, self.kernels, device, &node.def)
+            }))
+            .unwrap_or_else(|payload| {
+                Err(CreateKernelError::Construction {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    kernel: "",
+                    source: KernelError::from_panic(&*payload),
+                })
+            });
+            match created {
                 Ok(k) => {
                     let k = Arc::new(k);
                     instances[index] = Some(Arc::clone(&k));
@@ -268,7 +290,7 @@ impl Session {
                     node: node.def.name.clone(),
                     op: node.def.op.clone(),
                     kernel: "",
-                    source: crate::kernel::KernelError::internal("no device to try"),
+                    source: KernelError::internal("no device to try"),
                 }),
             ),
         })
@@ -286,11 +308,16 @@ impl PreparedRun<'_> {
     /// Runs the plan. Each intermediate tensor is dropped after its last
     /// consumer, and moved (not shared) into that consumer, so kernels can
     /// reuse its buffer.
+    ///
+    /// A kernel that panics fails the run with [`KernelError::Panicked`]
+    /// (when panics unwind, the default); the session stays usable.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let plan = &*self.plan;
         let graph = &self.session.graph;
         let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
         let mut remaining = plan.consumers.clone();
+        let mut budget =
+            MemoryBudget::new(self.session.options.max_memory_bytes, plan.consumers.len());
         let mut fed = 0;
         for tensor in feeds {
             let Some(&(slot, dtype)) = plan.feeds.get(fed) else {
@@ -306,6 +333,14 @@ impl PreparedRun<'_> {
                     actual: tensor.dtype(),
                 });
             }
+            budget
+                .charge(slot, &tensor, false)
+                .map_err(|(bytes, limit)| RunError::MemoryLimit {
+                    node: plan.feed_names[fed].clone(),
+                    op: "feed".to_owned(),
+                    bytes,
+                    limit,
+                })?;
             values[slot] = Some(tensor);
             fed += 1;
         }
@@ -325,33 +360,58 @@ impl PreparedRun<'_> {
             inputs.extend(
                 step.inputs
                     .iter()
-                    .map(|&slot| consume(&mut values, &mut remaining, slot)),
+                    .map(|&slot| consume(&mut values, &mut remaining, &mut budget, slot)),
             );
             if inputs.iter().any(Option::is_none) {
                 return Err(missing_value(graph, step));
             }
             outputs.clear();
             outputs.resize_with(step.outputs.len(), || None);
-            step.kernel
-                .compute_in(&mut inputs, &mut outputs)
-                .map_err(|source| {
-                    let node = &graph.nodes()[step.node];
-                    RunError::Compute {
-                        node: node.def.name.clone(),
-                        op: node.def.op.clone(),
-                        device: step.kernel.info().device().to_owned(),
-                        source: Box::new(source),
-                    }
-                })?;
+            // Kernels are user code: a panic fails this run, not the caller.
+            catch_unwind(AssertUnwindSafe(|| {
+                step.kernel.compute_in(&mut inputs, &mut outputs)
+            }))
+            .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
+            .map_err(|source| {
+                let node = &graph.nodes()[step.node];
+                RunError::Compute {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    device: step.kernel.info().device().to_owned(),
+                    source: Box::new(source),
+                }
+            })?;
             for (tensor, slot) in outputs.iter_mut().zip(&step.outputs) {
                 if let Some(slot) = *slot {
+                    if budget.is_limited()
+                        && let Some(tensor) = tensor
+                    {
+                        // An output sharing a buffer with a still-held input
+                        // (Identity, Reshape) costs nothing more.
+                        let shared = step.inputs.iter().any(|&i| {
+                            values[i]
+                                .as_ref()
+                                .is_some_and(|held| held.shares_buffer_with(tensor))
+                        });
+                        budget
+                            .charge(slot, tensor, shared)
+                            .map_err(|(bytes, limit)| {
+                                let node = &graph.nodes()[step.node];
+                                RunError::MemoryLimit {
+                                    node: node.def.name.clone(),
+                                    op: node.def.op.clone(),
+                                    bytes,
+                                    limit,
+                                }
+                            })?;
+                    }
                     values[slot] = tensor.take();
                 }
             }
         }
         let mut out = Vec::with_capacity(plan.fetches.len());
         for &slot in &plan.fetches {
-            let value = consume(&mut values, &mut remaining, slot);
+            let value = consume(&mut values, &mut remaining, &mut budget, slot);
             out.push(value.ok_or_else(|| {
                 RunError::from(GraphError::UnknownEndpoint {
                     kind: "fetch",
@@ -366,9 +426,15 @@ impl PreparedRun<'_> {
 
 /// Reads a slot for one of its consumers: the value itself for the last
 /// one (so it can be reused in place), a shared handle before that.
-fn consume(values: &mut [Option<Tensor>], remaining: &mut [u32], slot: usize) -> Option<Tensor> {
+fn consume(
+    values: &mut [Option<Tensor>],
+    remaining: &mut [u32],
+    budget: &mut MemoryBudget,
+    slot: usize,
+) -> Option<Tensor> {
     remaining[slot] -= 1;
     if remaining[slot] == 0 {
+        budget.refund(slot);
         values[slot].take()
     } else {
         values[slot].clone()
@@ -381,7 +447,7 @@ fn missing_value(graph: &Graph, step: &Step) -> RunError {
         node: node.def.name.clone(),
         op: node.def.op.clone(),
         device: step.kernel.info().device().to_owned(),
-        source: Box::new(crate::kernel::KernelError::internal(
+        source: Box::new(KernelError::internal(
             "an input had no value (executor bug)",
         )),
     }

@@ -35,6 +35,10 @@ pub enum KernelError {
     /// A broken invariant inside the kernel (TF's `Internal`).
     #[error("{0}")]
     Internal(String),
+    /// The kernel panicked; the executor caught the panic and failed the
+    /// run instead of unwinding through the caller.
+    #[error("the kernel panicked: {0}")]
+    Panicked(String),
     /// An attr the kernel reads is missing or has the wrong kind.
     #[error("attr '{attr}' of node '{node}' (op '{op}'): {message}")]
     Attr {
@@ -127,6 +131,17 @@ impl KernelError {
     /// TF's `errors::ResourceExhausted`.
     pub fn resource_exhausted(message: impl Into<String>) -> Self {
         Self::ResourceExhausted(message.into())
+    }
+
+    /// A [`Panicked`](Self::Panicked) error from a caught panic's payload
+    /// (its `&str` or `String` message, when it has one).
+    pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        Self::Panicked(message)
     }
 
     /// TF's `errors::Internal`.

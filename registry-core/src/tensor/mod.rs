@@ -96,6 +96,15 @@ pub enum TensorError {
         /// The bytes asked for.
         bytes: usize,
     },
+    /// An allocation is over the process-wide cap
+    /// ([`limits::max_allocation_bytes`](crate::limits::max_allocation_bytes)).
+    #[error("allocating {bytes} bytes is over the limit of {limit} bytes for one allocation")]
+    AllocationLimit {
+        /// The bytes asked for.
+        bytes: u64,
+        /// The cap.
+        limit: u64,
+    },
     /// A typed field holds more values than the shape has elements.
     #[error("TensorProto of dtype {} and shape {shape} has {count} values in `{field}`, more than its {expected} elements", name(*.dtype))]
     TooManyValues {
@@ -259,6 +268,8 @@ impl Tensor {
     fn zeroed_storage(dtype: DataType, shape: &TensorShape) -> Result<Storage, TensorError> {
         let n = shape.num_elements();
         if dtype == DataType::DtString {
+            let bytes = (n as u64).saturating_mul(std::mem::size_of::<Vec<u8>>() as u64);
+            check_limit(dtype, shape, bytes)?;
             let mut v = Vec::new();
             v.try_reserve_exact(n)
                 .map_err(|_| TensorError::AllocationFailed {
@@ -268,13 +279,9 @@ impl Tensor {
             return Ok(Storage::Strings(Arc::new(v)));
         }
         let size = element_size(dtype).ok_or_else(|| TensorError::UnsupportedDtype(dtype))?;
-        let bytes = n.checked_mul(size).ok_or_else(|| TensorError::TooLarge {
-            dtype,
-            shape: shape.clone(),
-            bytes: u64::MAX,
-            limit: isize::MAX as u64,
-        })?;
-        Ok(Storage::Host(HostBuffer::zeroed(bytes)?))
+        let bytes = (n as u64).saturating_mul(size as u64);
+        check_limit(dtype, shape, bytes)?;
+        Ok(Storage::Host(HostBuffer::zeroed(bytes as usize)?))
     }
 
     /// A `DT_STRING` tensor of `shape` holding `data` (byte strings, not
@@ -323,6 +330,24 @@ impl Tensor {
     /// The number of elements.
     pub fn num_elements(&self) -> usize {
         self.shape.num_elements()
+    }
+
+    /// The bytes this tensor's storage holds: the buffer's length, or for
+    /// `DT_STRING` the strings' bytes plus one `Vec` header per element.
+    /// Tensors sharing storage each report the whole of it.
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    /// assert_eq!(Tensor::from_vec([2, 3], vec![0f32; 6]).unwrap().allocated_bytes(), 24);
+    /// ```
+    pub fn allocated_bytes(&self) -> u64 {
+        match &self.storage {
+            Storage::Host(buffer) => buffer.len() as u64,
+            Storage::Strings(strings) => strings.iter().fold(
+                (strings.len() * std::mem::size_of::<Vec<u8>>()) as u64,
+                |sum, s| sum.saturating_add(s.len() as u64),
+            ),
+        }
     }
 
     /// The storage (host buffer or strings).
@@ -547,6 +572,26 @@ impl PartialEq for Tensor {
             _ => false,
         }
     }
+}
+
+/// Refuses tensors over the allocation cap before allocating them (and
+/// before `bytes` could overflow `usize`: the cap is below `isize::MAX`
+/// whenever it matters, and saturated sizes are over any cap).
+#[inline]
+fn check_limit(dtype: DataType, shape: &TensorShape, bytes: u64) -> Result<(), TensorError> {
+    if bytes <= INLINE_CAPACITY as u64 {
+        return Ok(());
+    }
+    let limit = crate::limits::max_allocation_bytes().min(isize::MAX as u64);
+    if bytes > limit {
+        return Err(TensorError::TooLarge {
+            dtype,
+            shape: shape.clone(),
+            bytes,
+            limit,
+        });
+    }
+    Ok(())
 }
 
 fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {

@@ -88,7 +88,9 @@ macro_rules! with_storage_type {
 
 impl Tensor {
     /// Reads a [`TensorProto`] in any of TensorFlow's encodings, allocating at
-    /// most [`DEFAULT_MAX_PROTO_BYTES`].
+    /// most [`DEFAULT_MAX_PROTO_BYTES`] (or the process-wide
+    /// [`max_allocation_bytes`](crate::limits::max_allocation_bytes) when
+    /// that is lower).
     ///
     /// - `tensor_content`: little-endian element bytes; the length must be
     ///   exactly elements × element size.
@@ -122,12 +124,14 @@ impl Tensor {
     }
 
     /// Like [`from_proto`](Self::from_proto), refusing tensors that would
-    /// need more than `max_bytes` bytes of memory
+    /// need more than `max_bytes` bytes of memory (or more than the
+    /// process-wide cap)
     /// ([`TensorError::TooLarge`]) instead of trying to allocate them.
     pub fn from_proto_with_limit(
         proto: &TensorProto,
         max_bytes: u64,
     ) -> Result<Tensor, TensorError> {
+        let max_bytes = max_bytes.min(crate::limits::max_allocation_bytes());
         let dtype =
             DataType::try_from(proto.dtype).map_err(|_| TensorError::UnknownDtype(proto.dtype))?;
         if !is_supported(dtype) {

@@ -151,7 +151,8 @@ pub struct HostBuffer {
 
 impl HostBuffer {
     /// Allocates `len` zero bytes; errors (rather than aborting) when the
-    /// allocation is too large or fails.
+    /// allocation is over [`max_allocation_bytes`](crate::limits::max_allocation_bytes),
+    /// too large for the allocator, or fails.
     #[inline]
     pub fn zeroed(len: usize) -> Result<Self, TensorError> {
         let raw = if len <= INLINE_CAPACITY {
@@ -159,6 +160,11 @@ impl HostBuffer {
                 bytes: InlineBytes([0; INLINE_CAPACITY]),
                 len,
             }
+        } else if let Err(limit) = crate::limits::check_allocation(len as u64) {
+            return Err(TensorError::AllocationLimit {
+                bytes: len as u64,
+                limit,
+            });
         } else if let Some(mapping) = map_zeroed(len) {
             RawBuffer::Mapped(mapping)
         } else {
