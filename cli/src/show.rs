@@ -2,10 +2,11 @@
 
 use std::fmt::Write;
 
-use opreg_proto::attr_value::{ListValue, Value};
-use opreg_proto::op_def::{ArgDef, AttrDef};
+use opreg_proto::attr_value::Value;
+use opreg_proto::op_def::AttrDef;
 use opreg_proto::{AttrValue, DataType, DataTypeExt, TensorShapeProto};
 use registry_core::registry::{OpOrigin, OpRegistrationData};
+use registry_core::spec::render as exact;
 
 /// The op as readable text: summary and description, inputs and outputs with
 /// their types, attrs with constraints and defaults, flags, deprecation and
@@ -22,10 +23,10 @@ pub(crate) fn render(data: &OpRegistrationData) -> String {
         push_indented(&mut out, &op.description, "  ");
     }
     section(&mut out, "Inputs", &op.input_arg, |arg| {
-        (format!("{}: {}", arg.name, arg_type(arg)), &arg.description)
+        (exact::arg_spec(arg), &arg.description)
     });
     section(&mut out, "Outputs", &op.output_arg, |arg| {
-        (format!("{}: {}", arg.name, arg_type(arg)), &arg.description)
+        (exact::arg_spec(arg), &arg.description)
     });
     section(&mut out, "Attrs", &op.attr, |attr| {
         (
@@ -104,107 +105,34 @@ fn type_name(dtype: i32) -> String {
     }
 }
 
-/// An input or output type in spec syntax: `float`, `T`, `N * T`, `Tlist`,
-/// `Ref(T)`.
-pub(crate) fn arg_type(arg: &ArgDef) -> String {
-    let base = if !arg.type_list_attr.is_empty() {
-        arg.type_list_attr.clone()
-    } else {
-        let element = if arg.type_attr.is_empty() {
-            type_name(arg.r#type)
-        } else {
-            arg.type_attr.clone()
-        };
-        if arg.number_attr.is_empty() {
-            element
-        } else {
-            format!("{} * {element}", arg.number_attr)
-        }
-    };
-    if arg.is_ref {
-        format!("Ref({base})")
-    } else {
-        base
-    }
-}
-
-/// An attr in spec syntax: `type`, `{float, int32}`, `int >= 1`,
-/// `{'SAME', 'VALID'}`, followed by ` = default`.
-pub(crate) fn attr_spec(attr: &AttrDef) -> String {
-    let allowed = attr.allowed_values.as_ref().and_then(|v| match &v.value {
-        Some(Value::List(list)) => allowed_set(list),
-        _ => None,
-    });
-    let mut spec = match allowed {
-        Some(set) if attr.r#type.starts_with("list(") => format!("list({set})"),
-        Some(set) => set,
-        None => attr.r#type.clone(),
-    };
-    if attr.has_minimum {
-        let _ = write!(spec, " >= {}", attr.minimum);
-    }
+/// An attr in spec syntax (`{float, int32}`, `int >= 1`,
+/// `{'SAME', 'VALID'}`, as the exact spec renderer writes it), followed by
+/// ` = default` in the readable form of [`attr_value`].
+fn attr_spec(attr: &AttrDef) -> String {
+    let mut spec = exact::attr_type(attr);
     if let Some(default) = &attr.default_value {
         let _ = write!(spec, " = {}", attr_value(default));
     }
     spec
 }
 
-fn allowed_set(list: &ListValue) -> Option<String> {
-    let items: Vec<String> = if !list.r#type.is_empty() {
-        list.r#type.iter().map(|&t| type_name(t)).collect()
-    } else if !list.s.is_empty() {
-        list.s.iter().map(|s| quote(s)).collect()
-    } else {
-        return None;
-    };
-    Some(format!("{{{}}}", items.join(", ")))
-}
-
-fn quote(bytes: &[u8]) -> String {
-    format!("'{}'", String::from_utf8_lossy(bytes).escape_default())
-}
-
-/// An attr value as the spec language writes defaults.
-pub(crate) fn attr_value(value: &AttrValue) -> String {
+/// An attr value for people: strings, numbers and bools as the spec
+/// language writes them (they read well as they are); types by their short
+/// names (`float`), shapes as `[?,3]`, tensors as `<float tensor>`,
+/// functions by name.
+fn attr_value(value: &AttrValue) -> String {
     match &value.value {
         None => "<none>".to_owned(),
-        Some(Value::S(s)) => quote(s),
-        Some(Value::I(i)) => i.to_string(),
-        Some(Value::F(f)) => float(*f),
-        Some(Value::B(b)) => b.to_string(),
         Some(Value::Type(t)) => type_name(*t),
         Some(Value::Shape(shape)) => shape_text(shape),
         Some(Value::Tensor(tensor)) => format!("<{} tensor>", type_name(tensor.dtype)),
         Some(Value::Placeholder(name)) => format!("${name}"),
         Some(Value::Func(func)) => func.name.clone(),
         Some(Value::List(list)) => {
-            let items: Vec<String> = list
-                .s
-                .iter()
-                .map(|s| quote(s))
-                .chain(list.i.iter().map(i64::to_string))
-                .chain(list.f.iter().map(|f| float(*f)))
-                .chain(list.b.iter().map(bool::to_string))
-                .chain(list.r#type.iter().map(|&t| type_name(t)))
-                .chain(list.shape.iter().map(shape_text))
-                .chain(
-                    list.tensor
-                        .iter()
-                        .map(|t| format!("<{} tensor>", type_name(t.dtype))),
-                )
-                .chain(list.func.iter().map(|f| f.name.clone()))
-                .collect();
+            let items: Vec<String> = exact::list_items(list).iter().map(attr_value).collect();
             format!("[{}]", items.join(", "))
         }
-    }
-}
-
-fn float(f: f32) -> String {
-    let text = f.to_string();
-    if f.is_finite() && !text.contains(['.', 'e']) {
-        format!("{text}.0")
-    } else {
-        text
+        Some(Value::S(_) | Value::I(_) | Value::F(_) | Value::B(_)) => exact::attr_value(value),
     }
 }
 

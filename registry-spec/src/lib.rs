@@ -25,6 +25,7 @@ mod attr;
 mod default_value;
 mod doc;
 mod error;
+pub mod render;
 mod scanner;
 mod spec;
 mod suggest;
@@ -33,6 +34,7 @@ mod validate;
 
 pub use default_value::parse_op_def_text;
 pub use error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
+pub use render::op_spec;
 pub use spec::{Deprecation, OpFlags, OpSpec};
 pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES};
 pub use validate::{ValidationError, ValidationSubject, validate_attr_value, validate_op_def};

@@ -11,5 +11,6 @@ pub fn shared_dir() -> PathBuf {
 }
 
 pub mod conformance;
+pub mod fuzz;
 pub mod graphs;
 pub mod op_library;

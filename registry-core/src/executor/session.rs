@@ -256,17 +256,17 @@ impl Session {
             // A panicking kernel constructor fails the placement, not the
             // caller (the lock is held, but nothing is left half-written).
             let created = catch_unwind(AssertUnwindSafe(|| {
-                create_op_kernel_in(self.ops, self.kernels, device, &node.def)
+                create_op_kernel_in(self.ops, self.kernels, device, &node.def).map_err(Box::new)
             }))
             .unwrap_or_else(|payload| {
-                Err(CreateKernelError::Construction {
+                Err(Box::new(CreateKernelError::Construction {
                     node: node.def.name.clone(),
                     op: node.def.op.clone(),
                     kernel: "",
                     source: KernelError::from_panic(&*payload),
-                })
+                }))
             });
-            match created {
+            match created.map_err(|e| *e) {
                 Ok(k) => {
                     let k = Arc::new(k);
                     instances[index] = Some(Arc::clone(&k));

@@ -384,6 +384,12 @@ impl<'a> Cx<'a> {
 
     fn number_attr(&self, name: &str) -> Result<usize, NodeDefError> {
         match &self.attr(name)?.value {
+            Some(Value::I(n)) if *n > MAX_LIST_ARG_LEN as i64 => Err(self.invalid(
+                name,
+                format!(
+                    "{n} inputs or outputs are more than the {MAX_LIST_ARG_LEN} one argument may have"
+                ),
+            )),
             Some(Value::I(n)) => usize::try_from(*n).map_err(|_| {
                 self.invalid(
                     name,
@@ -441,6 +447,11 @@ impl<'a> Cx<'a> {
         Ok(types)
     }
 }
+
+/// The most tensors one `N * T` argument may stand for: a node asking for
+/// more (an attr of 2^40, say) is refused before any per-tensor list is
+/// allocated.
+pub const MAX_LIST_ARG_LEN: usize = 1 << 20;
 
 /// `float`, `3 x float`, `[float, int32]`.
 fn describe_types(arg: &ArgDef, types: &[DataType]) -> String {

@@ -131,7 +131,9 @@ impl Tensor {
         proto: &TensorProto,
         max_bytes: u64,
     ) -> Result<Tensor, TensorError> {
-        let max_bytes = max_bytes.min(crate::limits::max_allocation_bytes());
+        let max_bytes = max_bytes
+            .min(crate::limits::max_allocation_bytes())
+            .min(isize::MAX as u64);
         let dtype =
             DataType::try_from(proto.dtype).map_err(|_| TensorError::UnknownDtype(proto.dtype))?;
         if !is_supported(dtype) {
@@ -161,7 +163,7 @@ impl Tensor {
                 return Err(TensorError::ContentLength {
                     dtype,
                     shape,
-                    expected: n * size,
+                    expected: n.saturating_mul(size),
                     actual: content.len(),
                 });
             }
