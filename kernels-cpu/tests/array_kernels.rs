@@ -6,7 +6,6 @@
 
 use registry_core::kernel::{KernelError, KernelInstance};
 use registry_core::proto::attr_value::{ListValue, Value};
-use registry_core::proto::tensor_shape_proto::Dim;
 use registry_core::proto::{AttrValue, DataType, NodeDef, TensorShapeProto};
 use registry_core::tensor::{Tensor, f16};
 use registry_core::{OpRegistry, create_op_kernel};
@@ -255,16 +254,7 @@ fn placeholder(dtype: DataType, shape: Option<&[i64]>) -> String {
     };
     node.attr.insert("dtype".into(), ty(dtype));
     if let Some(dims) = shape {
-        let proto = TensorShapeProto {
-            dim: dims
-                .iter()
-                .map(|&size| Dim {
-                    size,
-                    name: String::new(),
-                })
-                .collect(),
-            unknown_rank: false,
-        };
+        let proto = TensorShapeProto::from_sizes(dims);
         node.attr.insert(
             "shape".into(),
             AttrValue {

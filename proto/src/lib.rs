@@ -20,6 +20,7 @@
 //! ```
 
 mod data_type;
+mod shape;
 mod text_format;
 mod text_printer;
 

@@ -4,25 +4,14 @@
 use std::path::PathBuf;
 
 use prost::Message;
-use registry_core::proto::{
-    DataType, GraphDef, TensorProto, TensorShapeProto, attr_value, tensor_shape_proto::Dim,
-};
+use registry_core::proto::{DataType, GraphDef, TensorProto, TensorShapeProto, attr_value};
 use registry_core::tensor::{
     Complex64, Complex128, HOST_ALIGNMENT, INLINE_ALIGNMENT, INLINE_CAPACITY, Tensor,
     TensorElement, TensorError, TensorShape, bf16, f16,
 };
 
 fn shape_proto(dims: &[i64]) -> Option<TensorShapeProto> {
-    Some(TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    })
+    Some(TensorShapeProto::from_sizes(dims))
 }
 
 fn proto(dtype: DataType, dims: &[i64]) -> TensorProto {

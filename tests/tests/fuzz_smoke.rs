@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use opreg_tests::fuzz::seeds::XorShift;
 use opreg_tests::fuzz::{self, TARGETS, seeds};
 
 /// Mutated inputs per target (the CI budget: seconds, not minutes).
@@ -30,18 +31,15 @@ fn regressions(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// A small deterministic mutator: flips, overwrites with edge bytes,
 /// inserts, deletes and splices, like libFuzzer's simplest strategies.
-struct Mutator(u64);
+struct Mutator(XorShift);
 
 impl Mutator {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.below(n)
     }
 
     fn mutate(&mut self, seed: &[u8], other: &[u8]) -> Vec<u8> {
@@ -88,7 +86,7 @@ fn smoke(target: &str) {
         eprintln!("{target}: regression {}", path.display());
         run(&input);
     }
-    let mut mutator = Mutator(0x5eed ^ target.len() as u64);
+    let mut mutator = Mutator(XorShift(0x5eed ^ target.len() as u64));
     for i in 0..MUTATIONS {
         let seed = &seeds[i % seeds.len()];
         let other = &seeds[mutator.below(seeds.len())];

@@ -21,7 +21,6 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use prost::Message;
-use registry_core::proto::tensor_shape_proto::Dim;
 use registry_core::proto::{DataType, TensorProto, TensorShapeProto};
 use registry_core::tensor::{Tensor, TensorError, element_size, is_supported};
 
@@ -188,16 +187,7 @@ fn zero(dtype: DataType) -> Elem {
 }
 
 fn shape_proto(dims: &[i64]) -> TensorShapeProto {
-    TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    }
+    TensorShapeProto::from_sizes(dims)
 }
 
 fn as_i64(dims: &[usize]) -> Vec<i64> {

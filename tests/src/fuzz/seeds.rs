@@ -127,20 +127,34 @@ fn graph_files() -> Vec<PathBuf> {
 /// (all-zero: the first allowed values; and a fixed pseudo-random run).
 fn executor_seeds() -> Vec<Vec<u8>> {
     let ops = super::executor::ops_with_cpu_kernels();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let mut out = Vec::new();
     for i in 0..ops.len() as u16 {
         let mut zeros = i.to_le_bytes().to_vec();
         zeros.extend([0u8; 64]);
         out.push(zeros);
         let mut random = i.to_le_bytes().to_vec();
-        random.extend((0..128).map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 32) as u8
-        }));
+        random.extend((0..128).map(|_| (rng.next_u64() >> 32) as u8));
         out.push(random);
     }
     out
+}
+
+/// A small deterministic generator (xorshift64) for seeds and mutations.
+#[derive(Debug, Clone)]
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A value below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
 }
