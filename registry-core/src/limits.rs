@@ -48,11 +48,12 @@ pub fn set_max_allocation_bytes(bytes: u64) -> u64 {
     previous
 }
 
-/// Checks an allocation of `bytes` against the cap, returning the cap when
+/// Checks an allocation of `bytes` against the cap (never above
+/// `isize::MAX`, the most any allocation can be), returning the cap when
 /// it is exceeded.
 #[inline]
 pub(crate) fn check_allocation(bytes: u64) -> Result<(), u64> {
-    let limit = max_allocation_bytes();
+    let limit = max_allocation_bytes().min(isize::MAX as u64);
     if bytes > limit { Err(limit) } else { Ok(()) }
 }
 
@@ -96,7 +97,7 @@ mod tests {
 
     #[test]
     fn check_compares_against_the_cap() {
-        let limit = max_allocation_bytes();
+        let limit = max_allocation_bytes().min(isize::MAX as u64);
         assert_eq!(check_allocation(limit), Ok(()));
         if limit < u64::MAX {
             assert_eq!(check_allocation(limit + 1), Err(limit));

@@ -582,16 +582,12 @@ fn check_limit(dtype: DataType, shape: &TensorShape, bytes: u64) -> Result<(), T
     if bytes <= INLINE_CAPACITY as u64 {
         return Ok(());
     }
-    let limit = crate::limits::max_allocation_bytes().min(isize::MAX as u64);
-    if bytes > limit {
-        return Err(TensorError::TooLarge {
-            dtype,
-            shape: shape.clone(),
-            bytes,
-            limit,
-        });
-    }
-    Ok(())
+    crate::limits::check_allocation(bytes).map_err(|limit| TensorError::TooLarge {
+        dtype,
+        shape: shape.clone(),
+        bytes,
+        limit,
+    })
 }
 
 fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {
