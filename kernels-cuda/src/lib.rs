@@ -1,4 +1,78 @@
-//! CUDA kernels of opreg's standard ops (cudarc: NVRTC, cuBLAS, cuDNN).
+//! GPU kernels of opreg's standard ops, on CUDA through `cudarc`: NVRTC for
+//! element-wise, reduction and layout kernels (compiled once per device and
+//! dtype, cached), cuBLAS for MatMul, cuDNN for convolution, pooling and
+//! softmax.
 //!
-//! Not written yet: they arrive with the "CUDA kernels" issue, behind a
-//! `cuda` feature with dynamic loading, so the crate builds without CUDA.
+//! Everything is behind the `cuda` feature. CUDA's libraries are loaded at
+//! run time (`cudarc`'s dynamic loading), so the crate builds on machines
+//! without CUDA; there [`gpu_device`] (and `opreg run --device gpu`) answer
+//! "no GPU device: ..." and nothing panics. Without the feature the crate
+//! is empty.
+//!
+//! The device registers itself for the device type `"GPU"` with
+//! [`registry_core::device`]: the executor opens it for sessions that list
+//! `GPU` in their devices, keeps tensors in its memory between GPU kernels,
+//! and copies them to and from the host at the edges with CPU kernels and
+//! for host-memory args (shapes, axes).
+//!
+//! ```
+//! // Always true: without the `cuda` feature, or without a GPU, no GPU
+//! // kernels are linked or none can run, and the answer says why.
+//! match kernels_cuda::gpu_available() {
+//!     Ok(description) => println!("GPU: {description}"),
+//!     Err(why) => println!("no GPU: {why}"),
+//! }
+//! ```
+
+#[cfg(feature = "cuda")]
+pub mod gpu;
+
+#[cfg(all(feature = "cuda", feature = "array"))]
+pub mod array;
+#[cfg(all(feature = "cuda", feature = "linalg"))]
+pub mod linalg;
+#[cfg(all(feature = "cuda", feature = "math"))]
+pub mod math;
+#[cfg(all(feature = "cuda", feature = "nn"))]
+pub mod nn;
+#[cfg(all(feature = "cuda", feature = "reduce"))]
+pub mod reduce;
+
+/// Makes sure this crate (and so its kernel and device registrations) is
+/// linked into the binary. Returns the number of GPU kernel registrations
+/// the global registry holds (0 without the `cuda` feature).
+///
+/// ```
+/// let n = kernels_cuda::link();
+/// assert_eq!(n > 0, cfg!(feature = "cuda"));
+/// ```
+pub fn link() -> usize {
+    registry_core::KernelRegistry::global()
+        .all()
+        .iter()
+        .filter(|r| r.device == registry_core::kernel::DEVICE_GPU)
+        .count()
+}
+
+/// A description of the GPU the kernels would run on, or why there is none
+/// (the crate was built without `cuda`, the driver or a library is missing,
+/// or the machine has no GPU). Never panics.
+pub fn gpu_available() -> Result<String, String> {
+    #[cfg(feature = "cuda")]
+    {
+        gpu::GpuDevice::get()
+            .map(|d| registry_core::device::Device::description(&*d))
+            .map_err(|e| e.to_string())
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err("no GPU device: kernels-cuda was built without its `cuda` feature".to_owned())
+    }
+}
+
+/// The GPU as a [`registry_core::device::Device`], or why there is none.
+#[cfg(feature = "cuda")]
+pub fn gpu_device()
+-> Result<std::sync::Arc<gpu::GpuDevice>, registry_core::device::DeviceError> {
+    gpu::GpuDevice::get()
+}

@@ -16,6 +16,7 @@
 // Lets `#[op]` used inside this crate name it as `::registry_core`.
 extern crate self as registry_core;
 
+pub mod device;
 pub mod executor;
 pub mod kernel;
 pub mod library;

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use opreg_proto::{DataType, DataTypeExt};
 
+use crate::device::DeviceError;
 use crate::kernel::{CreateKernelError, KernelError};
+use crate::tensor::TensorError;
 use crate::node_def::NodeDefError;
 use crate::registry::RegistryError;
 use crate::shape::ShapeError;
@@ -140,6 +142,10 @@ pub enum GraphError {
 }
 
 /// Why a run failed.
+///
+/// A device named in [`SessionOptions::devices`](super::SessionOptions)
+/// that cannot be opened fails with [`RunError::Device`]: on a machine
+/// without a GPU, `"no GPU device: ..."`.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
@@ -179,6 +185,25 @@ pub enum RunError {
         /// The kernel's error (boxed to keep the error small).
         #[source]
         source: Box<KernelError>,
+    },
+    /// A device the session was asked to use is not available.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A tensor could not be moved between the host and a device for a
+    /// node's input (or a fetch).
+    #[error("node '{node}' (op '{op}'): moving input {index} to {to}: {source}")]
+    Transfer {
+        /// The consuming node (or the fetch's name).
+        node: String,
+        /// Its op (`fetch` for fetches).
+        op: String,
+        /// The input's index.
+        index: usize,
+        /// Where it was going (`CPU`, `GPU`).
+        to: String,
+        /// What failed.
+        #[source]
+        source: Box<TensorError>,
     },
     /// The run would hold more bytes of tensors at once than
     /// [`SessionOptions::max_memory_bytes`](super::SessionOptions) allows.

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::{Endpoint, Graph};
+use crate::device::Device;
 use crate::kernel::KernelInstance;
 
 /// One node to run.
@@ -22,6 +23,9 @@ pub(crate) struct Step {
     pub(crate) inputs: SmallVec<[usize; 4]>,
     /// The slot each output goes to, or `None` when nothing reads it.
     pub(crate) outputs: SmallVec<[Option<usize>; 2]>,
+    /// Where each input must be when the kernel runs: `None` for host
+    /// memory, else the device (empty when every input is on the host).
+    pub(crate) input_devices: SmallVec<[Option<Arc<dyn Device>>; 2]>,
 }
 
 /// A pruned, ordered execution plan for one feeds/fetches signature.
@@ -35,6 +39,9 @@ pub(crate) struct Plan {
     pub(crate) feeds: Vec<(usize, DataType)>,
     /// The slot of each fetch, in order.
     pub(crate) fetches: Vec<usize>,
+    /// True when some step runs on a device other than the CPU (so inputs
+    /// may need moving and fetches copying back).
+    pub(crate) uses_devices: bool,
 }
 
 /// The nodes a run must execute: every ancestor of the fetches (through

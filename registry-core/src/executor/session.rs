@@ -11,6 +11,7 @@ use super::budget::MemoryBudget;
 use super::placement::{candidates, requested_device_type};
 use super::plan::{Plan, Slots, Step, needed_nodes};
 use super::{Endpoint, Graph, GraphError, RunError};
+use crate::device::{Device, DeviceError, open_device};
 use crate::kernel::{
     CreateKernelError, DEVICE_CPU, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
 };
@@ -22,6 +23,11 @@ use crate::tensor::Tensor;
 pub struct SessionOptions {
     /// Device types in order of preference, for nodes whose requested
     /// device has no kernel (or that request none). Default: `["CPU"]`.
+    /// `["GPU", "CPU"]` runs every node that has a GPU kernel on the GPU and
+    /// the others on the CPU, moving tensors between them where needed; a
+    /// device listed here that cannot be opened fails every run with
+    /// [`RunError::Device`] (`"no GPU device: ..."`). A device a NodeDef
+    /// asks for but that is not available is skipped (TF's soft placement).
     pub devices: Vec<String>,
     /// The most bytes of tensors a run may hold at once (feeds and every
     /// intermediate still needed), checked after each node: a run that
@@ -68,6 +74,8 @@ pub struct Session {
     kernels: &'static KernelRegistry,
     instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
     plans: Mutex<FxHashMap<PlanKey, Arc<Plan>>>,
+    /// Devices other than the CPU, opened on first use (or the error).
+    devices: Mutex<FxHashMap<String, Result<Arc<dyn Device>, DeviceError>>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -110,7 +118,17 @@ impl Session {
             kernels,
             instances: Mutex::new(vec![None; n]),
             plans: Mutex::new(FxHashMap::default()),
+            devices: Mutex::new(FxHashMap::default()),
         }
+    }
+
+    /// The opened device of type `device_type` (not the CPU), cached.
+    fn device(&self, device_type: &str) -> Result<Arc<dyn Device>, DeviceError> {
+        let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
+        devices
+            .entry(device_type.to_owned())
+            .or_insert_with(|| open_device(device_type))
+            .clone()
     }
 
     /// The graph.
@@ -168,6 +186,12 @@ impl Session {
     }
 
     fn build_plan(&self, feeds: &[&str], fetches: &[&str]) -> Result<Plan, RunError> {
+        // The devices the session was asked for must exist.
+        for device in &self.options.devices {
+            if !device.eq_ignore_ascii_case(DEVICE_CPU) {
+                self.device(device)?;
+            }
+        }
         let feeds_named = feeds;
         let mut feed_endpoints = Vec::with_capacity(feeds.len());
         for name in feeds {
@@ -204,7 +228,16 @@ impl Session {
                 kernel: self.kernel_for(i)?,
                 inputs,
                 outputs: SmallVec::new(),
+                input_devices: SmallVec::new(),
             });
+        }
+        let uses_devices = steps
+            .iter()
+            .any(|step| step.kernel.info().device() != DEVICE_CPU);
+        if uses_devices {
+            for step in &mut steps {
+                step.input_devices = self.input_devices(&step.kernel)?;
+            }
         }
         let fetches: Vec<usize> = fetch_endpoints
             .iter()
@@ -233,7 +266,32 @@ impl Session {
             consumers: slots.consumers,
             feeds,
             fetches,
+            uses_devices,
         })
+    }
+
+    /// Where each input of `kernel` must be: `None` for host memory (CPU
+    /// kernels, host-memory args, strings), else the kernel's device.
+    fn input_devices(
+        &self,
+        kernel: &KernelInstance,
+    ) -> Result<SmallVec<[Option<Arc<dyn Device>>; 2]>, RunError> {
+        let info = kernel.info();
+        let device = if info.device() == DEVICE_CPU {
+            None
+        } else {
+            Some(self.device(info.device())?)
+        };
+        Ok(info
+            .input_types()
+            .iter()
+            .enumerate()
+            .map(|(index, &dtype)| {
+                let on_host =
+                    info.input_in_host_memory(index) || dtype == opreg_proto::DataType::DtString;
+                if on_host { None } else { device.clone() }
+            })
+            .collect())
     }
 
     /// The node's kernel, created on first use on the first device (the
@@ -253,6 +311,11 @@ impl Session {
         );
         let mut first_error: Option<CreateKernelError> = None;
         for device in &devices {
+            // A device that is not available is skipped (soft placement);
+            // devices the session was asked for were checked before.
+            if device != DEVICE_CPU && self.device(device).is_err() {
+                continue;
+            }
             // A panicking kernel constructor fails the placement, not the
             // caller (the lock is held, but nothing is left half-written).
             let created = catch_unwind(AssertUnwindSafe(|| {
@@ -365,6 +428,9 @@ impl PreparedRun<'_> {
             if inputs.iter().any(Option::is_none) {
                 return Err(missing_value(graph, step));
             }
+            if plan.uses_devices {
+                move_inputs(graph, step, &mut inputs)?;
+            }
             outputs.clear();
             outputs.resize_with(step.outputs.len(), || None);
             // Kernels are user code: a panic fails this run, not the caller.
@@ -410,15 +476,27 @@ impl PreparedRun<'_> {
             }
         }
         let mut out = Vec::with_capacity(plan.fetches.len());
-        for &slot in &plan.fetches {
-            let value = consume(&mut values, &mut remaining, &mut budget, slot);
-            out.push(value.ok_or_else(|| {
+        for (index, &slot) in plan.fetches.iter().enumerate() {
+            let value = consume(&mut values, &mut remaining, &mut budget, slot).ok_or_else(|| {
                 RunError::from(GraphError::UnknownEndpoint {
                     kind: "fetch",
                     name: format!("slot {slot}"),
                     reason: "no value was produced".into(),
                 })
-            })?);
+            })?;
+            // Fetched tensors are returned in host memory.
+            let value = if value.is_on_host() {
+                value
+            } else {
+                value.to_host().map_err(|source| RunError::Transfer {
+                    node: format!("fetch {index}"),
+                    op: "fetch".to_owned(),
+                    index,
+                    to: DEVICE_CPU.to_owned(),
+                    source: Box::new(source),
+                })?
+            };
+            out.push(value);
         }
         Ok(out)
     }
@@ -439,6 +517,42 @@ fn consume(
     } else {
         values[slot].clone()
     }
+}
+
+/// Moves each input of `step` to where its kernel reads it (host memory or
+/// the kernel's device), copying through the host between devices.
+fn move_inputs(
+    graph: &Graph,
+    step: &Step,
+    inputs: &mut [Option<Tensor>],
+) -> Result<(), RunError> {
+    for (index, (slot, want)) in inputs.iter_mut().zip(&step.input_devices).enumerate() {
+        let Some(tensor) = slot.as_ref() else {
+            continue;
+        };
+        let moved = match want {
+            None if tensor.is_on_host() => continue,
+            None => tensor.to_host(),
+            Some(device) if tensor.device_type() == device.device_type() => continue,
+            Some(device) => tensor
+                .to_host()
+                .and_then(|host| device.upload(&host).map_err(Into::into)),
+        };
+        *slot = Some(moved.map_err(|source| {
+            let node = &graph.nodes()[step.node];
+            RunError::Transfer {
+                node: node.def.name.clone(),
+                op: node.def.op.clone(),
+                index,
+                to: want
+                    .as_ref()
+                    .map_or(DEVICE_CPU, |d| d.device_type())
+                    .to_owned(),
+                source: Box::new(source),
+            }
+        })?);
+    }
+    Ok(())
 }
 
 fn missing_value(graph: &Graph, step: &Step) -> RunError {

@@ -219,12 +219,38 @@ pub fn create_op_kernel_in(
             source,
         }
     })?;
+    let (host_inputs, host_outputs) = host_memory_flags(&node, op_def, registration)?;
     let info = NodeInfo::new(
         node.name,
         node.op,
         registration.device,
         input_types,
         output_types,
-    );
+    )
+    .with_host_memory(host_inputs, host_outputs);
     Ok(KernelInstance::new(kernel, info, registration))
+}
+
+/// Per input and per output of `node`: whether it is one of the
+/// registration's host-memory args (empty vectors when it has none).
+fn host_memory_flags(
+    node: &NodeDef,
+    op_def: &opreg_proto::OpDef,
+    registration: &KernelRegistration,
+) -> Result<(Vec<bool>, Vec<bool>), CreateKernelError> {
+    if registration.host_memory.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let (inputs, outputs) = crate::node_def::name_ranges_for_node(node, op_def)?;
+    let flags = |ranges: &crate::node_def::NameRangeMap| {
+        let len = ranges.values().map(|r| r.end).max().unwrap_or(0);
+        let mut flags = vec![false; len];
+        for name in registration.host_memory {
+            if let Some(range) = ranges.get(*name) {
+                flags[range.clone()].fill(true);
+            }
+        }
+        flags
+    };
+    Ok((flags(&inputs), flags(&outputs)))
 }

@@ -110,6 +110,10 @@ pub enum KernelError {
     /// Building, viewing or allocating a tensor failed.
     #[error(transparent)]
     Tensor(#[from] TensorError),
+    /// The device (its driver or a library such as cuBLAS) failed, or is
+    /// missing something the kernel needs.
+    #[error(transparent)]
+    Device(#[from] crate::device::DeviceError),
 }
 
 impl KernelError {

@@ -12,6 +12,11 @@ pub struct NodeInfo {
     device: String,
     input_types: Vec<DataType>,
     output_types: Vec<DataType>,
+    /// Per input: kept in host memory although the kernel runs on a device
+    /// (the kernel's `host_memory` args). Empty: none.
+    host_inputs: Vec<bool>,
+    /// Per output: produced in host memory. Empty: none.
+    host_outputs: Vec<bool>,
 }
 
 impl NodeInfo {
@@ -29,7 +34,39 @@ impl NodeInfo {
             device: device.into(),
             input_types,
             output_types,
+            host_inputs: Vec::new(),
+            host_outputs: Vec::new(),
         }
+    }
+
+    /// Marks which inputs and outputs stay in host memory although the
+    /// kernel runs on a device (TF's `HostMemory` args: shapes, axes).
+    ///
+    /// ```
+    /// use registry_core::kernel::NodeInfo;
+    /// use registry_core::proto::DataType::{DtFloat, DtInt32};
+    /// let info = NodeInfo::new("r", "Reshape", "GPU", vec![DtFloat, DtInt32], vec![DtFloat])
+    ///     .with_host_memory(vec![false, true], vec![false]);
+    /// assert!(!info.input_in_host_memory(0) && info.input_in_host_memory(1));
+    /// assert!(!info.output_in_host_memory(0));
+    /// ```
+    pub fn with_host_memory(mut self, inputs: Vec<bool>, outputs: Vec<bool>) -> Self {
+        self.host_inputs = inputs;
+        self.host_outputs = outputs;
+        self
+    }
+
+    /// True when input `index` is read from host memory: always on the
+    /// CPU, and for the kernel's host-memory args on other devices.
+    #[inline]
+    pub fn input_in_host_memory(&self, index: usize) -> bool {
+        self.device == super::DEVICE_CPU || self.host_inputs.get(index).copied().unwrap_or(false)
+    }
+
+    /// True when output `index` is produced in host memory.
+    #[inline]
+    pub fn output_in_host_memory(&self, index: usize) -> bool {
+        self.device == super::DEVICE_CPU || self.host_outputs.get(index).copied().unwrap_or(false)
     }
 
     /// The node's name.

@@ -27,6 +27,8 @@ use std::sync::Arc;
 
 use opreg_proto::{DataType, DataTypeExt};
 
+use crate::device::{DeviceBuffer, DeviceError};
+
 pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, is_supported};
 pub use proto::DEFAULT_MAX_PROTO_BYTES;
 pub use shape::{IntoShape, TensorShape};
@@ -159,6 +161,16 @@ pub enum TensorError {
         /// The source's element count.
         src_len: usize,
     },
+    /// Host access (a slice, bytes, a proto) to a tensor on a device: copy
+    /// it with [`Tensor::to_host`] first.
+    #[error("the tensor is in {device_type} memory; copy it to the host (Tensor::to_host) to read it there")]
+    NotOnHost {
+        /// The device type holding it.
+        device_type: &'static str,
+    },
+    /// A device failed to move or read the tensor.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
     /// Mutable access was asked for while the buffer is shared.
     #[error(
         "the tensor's buffer is shared with {refs} handles; mutable access needs a unique buffer"
@@ -284,6 +296,102 @@ impl Tensor {
         Ok(Storage::Host(HostBuffer::zeroed(bytes as usize)?))
     }
 
+    /// A tensor whose elements live in device memory `buffer` (which must
+    /// hold exactly the elements' bytes; strings cannot live on a device).
+    /// Device backends build their kernels' outputs with this.
+    pub fn from_device(
+        dtype: DataType,
+        shape: impl IntoShape,
+        buffer: DeviceBuffer,
+    ) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
+        let expected = shape.num_elements().saturating_mul(size);
+        if buffer.len() != expected {
+            return Err(TensorError::Device(DeviceError::Transfer {
+                device: buffer.device_type().to_owned(),
+                reason: format!(
+                    "a {} tensor of shape {shape} needs {expected} bytes, but the device buffer has {}",
+                    dtype.type_name(),
+                    buffer.len()
+                ),
+            }));
+        }
+        Ok(Self {
+            dtype,
+            shape,
+            storage: Storage::Device(buffer),
+        })
+    }
+
+    /// True when the elements are in host memory (every tensor but those
+    /// made by a device backend).
+    #[inline]
+    pub fn is_on_host(&self) -> bool {
+        !matches!(self.storage, Storage::Device(_))
+    }
+
+    /// The device type the elements live on: `"CPU"` for host memory.
+    pub fn device_type(&self) -> &'static str {
+        match &self.storage {
+            Storage::Device(d) => d.device_type(),
+            _ => crate::kernel::DEVICE_CPU,
+        }
+    }
+
+    /// The device memory, for tensors on a device.
+    pub fn device_buffer(&self) -> Option<&DeviceBuffer> {
+        match &self.storage {
+            Storage::Device(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The device memory, mutably, for tensors on a device (a backend's
+    /// kernel writes to it in place through
+    /// [`DeviceBuffer::downcast_mut`], which checks it is not shared).
+    pub fn device_buffer_mut(&mut self) -> Option<&mut DeviceBuffer> {
+        match &mut self.storage {
+            Storage::Device(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// This tensor with its elements in host memory: itself (shared) when
+    /// they already are, else a copy read back from the device (which waits
+    /// for the device's queued work).
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    /// let t = Tensor::from_vec([2], vec![1i32, 2]).unwrap();
+    /// let h = t.to_host().unwrap();
+    /// assert!(h.shares_buffer_with(&t));
+    /// ```
+    pub fn to_host(&self) -> Result<Tensor, TensorError> {
+        let Storage::Device(device) = &self.storage else {
+            return Ok(self.clone());
+        };
+        let mut host = Self::zeros(self.dtype, self.shape.clone())?;
+        let Storage::Host(buffer) = &mut host.storage else {
+            return Err(TensorError::UnsupportedDtype(self.dtype));
+        };
+        let bytes = buffer
+            .bytes_mut()
+            .ok_or(TensorError::SharedBuffer { refs: 2 })?;
+        if bytes.len() != device.len() {
+            return Err(TensorError::Device(DeviceError::Transfer {
+                device: device.device_type().to_owned(),
+                reason: format!(
+                    "the device buffer has {} bytes, the host tensor {}",
+                    device.len(),
+                    bytes.len()
+                ),
+            }));
+        }
+        device.memory().copy_to_host(bytes)?;
+        Ok(host)
+    }
+
     /// A `DT_STRING` tensor of `shape` holding `data` (byte strings, not
     /// necessarily UTF-8).
     ///
@@ -347,10 +455,11 @@ impl Tensor {
                 (strings.len() * std::mem::size_of::<Vec<u8>>()) as u64,
                 |sum, s| sum.saturating_add(s.len() as u64),
             ),
+            Storage::Device(buffer) => buffer.len() as u64,
         }
     }
 
-    /// The storage (host buffer or strings).
+    /// The storage (host buffer, strings or device memory).
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
@@ -385,6 +494,7 @@ impl Tensor {
         match &self.storage {
             Storage::Host(b) => Ok(cast_slice(b.as_bytes())),
             Storage::Strings(_) => Err(self.mismatch(T::DTYPE)),
+            Storage::Device(d) => Err(not_on_host(d)),
         }
     }
 
@@ -404,6 +514,7 @@ impl Tensor {
                 expected: T::DTYPE,
                 actual: DataType::DtString,
             }),
+            Storage::Device(d) => Err(not_on_host(d)),
         }
     }
 
@@ -413,6 +524,7 @@ impl Tensor {
         match &self.storage {
             Storage::Host(b) => Ok(b.as_bytes()),
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+            Storage::Device(d) => Err(not_on_host(d)),
         }
     }
 
@@ -431,6 +543,7 @@ impl Tensor {
                     .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+            Storage::Device(d) => Err(not_on_host(d)),
         }
     }
 
@@ -485,6 +598,8 @@ impl Tensor {
                     .clone_from_slice(&s[src_start..src_start + count]);
                 Ok(())
             }
+            (Storage::Device(d), _) => Err(not_on_host(d)),
+            (_, Storage::Device(d)) => Err(not_on_host(d)),
             _ => Err(self.mismatch(src.dtype())),
         }
     }
@@ -493,7 +608,7 @@ impl Tensor {
     pub fn as_strings(&self) -> Result<&[Vec<u8>], TensorError> {
         match &self.storage {
             Storage::Strings(s) => Ok(s),
-            Storage::Host(_) => Err(self.mismatch(DataType::DtString)),
+            Storage::Host(_) | Storage::Device(_) => Err(self.mismatch(DataType::DtString)),
         }
     }
 
@@ -507,7 +622,7 @@ impl Tensor {
                     .map(|v| v.as_mut_slice())
                     .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
-            Storage::Host(_) => Err(TensorError::DtypeMismatch {
+            Storage::Host(_) | Storage::Device(_) => Err(TensorError::DtypeMismatch {
                 expected: DataType::DtString,
                 actual: dtype,
             }),
@@ -538,7 +653,9 @@ impl Tensor {
                 b.bytes_mut()
                     .expect("internal: freshly made tensor buffer is unique"),
             ),
-            Storage::Strings(_) => unreachable!("internal: typed access to a string tensor"),
+            Storage::Strings(_) | Storage::Device(_) => {
+                unreachable!("internal: typed access to a string or device tensor")
+            }
         }
     }
 
@@ -548,7 +665,7 @@ impl Tensor {
     pub(crate) fn storage_slice<T: TensorElement>(&self) -> &[T] {
         match &self.storage {
             Storage::Host(b) => cast_slice(b.as_bytes()),
-            Storage::Strings(_) => &[],
+            Storage::Strings(_) | Storage::Device(_) => &[],
         }
     }
 
@@ -569,6 +686,9 @@ impl PartialEq for Tensor {
         match (&self.storage, &other.storage) {
             (Storage::Host(a), Storage::Host(b)) => a.as_bytes() == b.as_bytes(),
             (Storage::Strings(a), Storage::Strings(b)) => a == b,
+            // Device memory is compared only by identity (reading it could
+            // fail); compare `to_host()` copies for values.
+            (Storage::Device(a), Storage::Device(b)) => a.ptr_eq(b),
             _ => false,
         }
     }
@@ -588,6 +708,12 @@ fn check_limit(dtype: DataType, shape: &TensorShape, bytes: u64) -> Result<(), T
         bytes,
         limit,
     })
+}
+
+fn not_on_host(buffer: &DeviceBuffer) -> TensorError {
+    TensorError::NotOnHost {
+        device_type: buffer.device_type(),
+    }
 }
 
 fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {

@@ -209,10 +209,21 @@ impl Tensor {
     /// Writes a [`TensorProto`] with the elements in `tensor_content`
     /// (little-endian bytes), as TensorFlow's `AsProtoTensorContent`; string
     /// tensors use `string_val`.
+    ///
+    /// A tensor on a device is read back first; if that fails the proto
+    /// holds no values (call [`to_host`](Self::to_host) first to see the
+    /// error).
     pub fn to_proto(&self) -> TensorProto {
+        if !self.is_on_host() {
+            return match self.to_host() {
+                Ok(host) => host.to_proto(),
+                Err(_) => self.proto_header(),
+            };
+        }
         let mut p = self.proto_header();
         match self.storage() {
             Storage::Strings(s) => p.string_val = s.to_vec(),
+            Storage::Device(_) => {}
             Storage::Host(b) => {
                 let mut out = Vec::with_capacity(b.len());
                 with_storage_type!(self.dtype(), S => {
@@ -238,6 +249,12 @@ impl Tensor {
     /// assert_eq!(Tensor::from_proto(&p).unwrap(), t);
     /// ```
     pub fn to_proto_field(&self) -> TensorProto {
+        if !self.is_on_host() {
+            return match self.to_host() {
+                Ok(host) => host.to_proto_field(),
+                Err(_) => self.proto_header(),
+            };
+        }
         let mut p = self.proto_header();
         use DataType::*;
         match self.dtype() {

@@ -6,6 +6,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::TensorError;
+use crate::device::DeviceBuffer;
 
 /// The alignment of every [`HostBuffer`] of more than [`INLINE_CAPACITY`]
 /// bytes (TensorFlow's `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).
@@ -252,11 +253,10 @@ fn map_zeroed(len: usize) -> Option<memmap2::MmapMut> {
     Some(mapping)
 }
 
-/// Where a tensor's elements live.
+/// Where a tensor's elements live: host memory, host strings, or a
+/// device's memory ([`DeviceBuffer`], from a backend such as `kernels-cuda`).
 ///
-/// Today every tensor is on the host; a device variant (GPU memory) can be
-/// added later without changing the [`Tensor`](super::Tensor) API, which is
-/// why the enum is `#[non_exhaustive]`.
+/// `#[non_exhaustive]`: more kinds of memory may come.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Storage {
@@ -264,6 +264,8 @@ pub enum Storage {
     Host(HostBuffer),
     /// `DT_STRING` elements: one byte string each, shared by reference count.
     Strings(Arc<Vec<Vec<u8>>>),
+    /// Fixed-size elements in a device's memory.
+    Device(DeviceBuffer),
 }
 
 impl Storage {
@@ -272,6 +274,7 @@ impl Storage {
         match self {
             Storage::Host(b) => b.is_unique(),
             Storage::Strings(s) => Arc::strong_count(s) == 1,
+            Storage::Device(d) => d.is_unique(),
         }
     }
 
@@ -280,6 +283,7 @@ impl Storage {
         match (self, other) {
             (Storage::Host(a), Storage::Host(b)) => a.ptr_eq(b),
             (Storage::Strings(a), Storage::Strings(b)) => Arc::ptr_eq(a, b),
+            (Storage::Device(a), Storage::Device(b)) => a.ptr_eq(b),
             _ => false,
         }
     }

@@ -1,0 +1,1 @@
+//! GPU kernels: array (being written).

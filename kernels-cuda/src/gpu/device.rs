@@ -1,0 +1,344 @@
+//! [`GpuDevice`]: the process's CUDA device 0 — its context, its one stream
+//! (all GPU work is queued there, in order, and only reading a result back
+//! waits for it), its compiled-kernel cache and its cuBLAS and cuDNN
+//! handles.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use cudarc::cublas::CudaBlas;
+use cudarc::cudnn::Cudnn;
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError};
+use registry_core::device::{Device, DeviceBuffer, DeviceError, DeviceRegistration};
+use registry_core::kernel::{DEVICE_GPU, KernelError};
+use registry_core::proto::DataType;
+use registry_core::tensor::{Tensor, TensorShape, element_size};
+use std::collections::HashMap;
+
+use super::compile::{self, KernelSource};
+use super::memory::GpuMemory;
+use super::probe;
+
+/// The CUDA device the GPU kernels run on (device 0), opened once per
+/// process by [`GpuDevice::get`].
+pub struct GpuDevice {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    compute_capability: (i32, i32),
+    /// Compiled kernels by (source key, entry point).
+    functions: Mutex<HashMap<(String, String), CudaFunction>>,
+    blas: OnceLock<Result<CudaBlas, String>>,
+    cudnn: OnceLock<Result<CudnnHandle, String>>,
+}
+
+/// A cuDNN handle, used under a lock: cuDNN allows a handle on any thread
+/// but not on two at once.
+struct CudnnHandle(Mutex<Arc<Cudnn>>);
+
+// SAFETY: cuDNN handles may be used from any host thread as long as no two
+// threads use one at the same time; the handle is only reached through the
+// `Mutex` (see `GpuDevice::with_cudnn`), which serialises every use, and it
+// is destroyed once, when the device (a process-wide static) is dropped.
+unsafe impl Send for CudnnHandle {}
+// SAFETY: see `Send`: shared access only locks the mutex.
+unsafe impl Sync for CudnnHandle {}
+
+impl std::fmt::Debug for GpuDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuDevice")
+            .field("name", &self.name)
+            .field("compute_capability", &self.compute_capability)
+            .finish()
+    }
+}
+
+static GPU: OnceLock<Result<Arc<GpuDevice>, DeviceError>> = OnceLock::new();
+
+fn open_gpu() -> Result<Arc<dyn Device>, DeviceError> {
+    GpuDevice::get().map(|d| d as Arc<dyn Device>)
+}
+
+registry_core::__private::inventory::submit! {
+    DeviceRegistration { device_type: DEVICE_GPU, open: open_gpu }
+}
+
+fn not_found(reason: impl Into<String>) -> DeviceError {
+    DeviceError::NotFound {
+        device_type: DEVICE_GPU.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// A driver error as a [`DeviceError`] for `operation`.
+pub(crate) fn driver_error(operation: &str, e: impl std::fmt::Display) -> DeviceError {
+    DeviceError::Driver {
+        device: "GPU:0".to_owned(),
+        operation: operation.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+impl GpuDevice {
+    /// The GPU (device 0), opened on first call: errors with
+    /// `"no GPU device: ..."` when the driver library is missing, the
+    /// driver finds no GPU, or the context cannot be created. Never panics.
+    pub fn get() -> Result<Arc<GpuDevice>, DeviceError> {
+        GPU.get_or_init(|| {
+            if !probe::driver_present() {
+                return Err(not_found(
+                    "the CUDA driver library (libcuda.so.1) was not found; \
+                     install the NVIDIA driver or add its folder to LD_LIBRARY_PATH",
+                ));
+            }
+            // cudarc panics on a driver without the symbols it expects.
+            catch_unwind(Self::open)
+                .unwrap_or_else(|payload| {
+                    Err(not_found(format!(
+                        "the CUDA driver failed while opening the device: {}",
+                        KernelError::from_panic(&*payload)
+                    )))
+                })
+                .map(Arc::new)
+        })
+        .clone()
+    }
+
+    fn open() -> Result<GpuDevice, DeviceError> {
+        let count = CudaContext::device_count()
+            .map_err(|e| not_found(format!("the CUDA driver could not count devices: {e}")))?;
+        if count < 1 {
+            return Err(not_found("the CUDA driver reports no GPU"));
+        }
+        let ctx = CudaContext::new(0)
+            .map_err(|e| not_found(format!("cannot create a CUDA context on GPU 0: {e}")))?;
+        // SAFETY: all GPU work goes to the one stream below, in order, so
+        // cudarc's per-allocation events (which order uses across streams)
+        // are not needed; disabling them happens before any allocation.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| not_found(format!("cannot create a CUDA stream: {e}")))?;
+        let name = ctx.name().unwrap_or_else(|_| "unknown GPU".to_owned());
+        let compute_capability = ctx.compute_capability().unwrap_or((0, 0));
+        keep_pool_memory(&ctx);
+        Ok(GpuDevice {
+            ctx,
+            stream,
+            name,
+            compute_capability,
+            functions: Mutex::new(HashMap::new()),
+            blas: OnceLock::new(),
+            cudnn: OnceLock::new(),
+        })
+    }
+
+    /// The device's stream, where every kernel and copy is queued.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The device's name (`"NVIDIA H100 80GB HBM3"`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The compute capability (`(9, 0)` for Hopper).
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// The entry point `entry` of `source`, compiled with NVRTC for this
+    /// device the first time it is asked for (every entry of the source is
+    /// loaded then) and cached for the life of the process.
+    pub fn function(&self, source: &KernelSource, entry: &str) -> Result<CudaFunction, KernelError> {
+        let key = (source.key().to_owned(), entry.to_owned());
+        let mut functions = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(f) = functions.get(&key) {
+            return Ok(f.clone());
+        }
+        if !probe::nvrtc_present() {
+            return Err(DeviceError::NotFound {
+                device_type: DEVICE_GPU.to_owned(),
+                reason: "the NVRTC library (libnvrtc.so) was not found; GPU kernels are compiled with it".to_owned(),
+            }
+            .into());
+        }
+        let ptx = compile::compile_ptx(source, self.compute_capability)
+            .map_err(|e| KernelError::internal(format!("compiling GPU kernel '{}': {e}", source.key())))?;
+        let module = self
+            .ctx
+            .load_module(ptx)
+            .map_err(|e| driver_error(&format!("loading GPU kernel '{}'", source.key()), e))?;
+        for name in source.entries() {
+            let f = module
+                .load_function(name)
+                .map_err(|e| driver_error(&format!("loading GPU function '{name}'"), e))?;
+            functions.insert((source.key().to_owned(), (*name).to_owned()), f);
+        }
+        functions.get(&key).cloned().ok_or_else(|| {
+            KernelError::internal(format!(
+                "GPU kernel '{}' has no entry point '{entry}'",
+                source.key()
+            ))
+        })
+    }
+
+    /// Runs `f` with the device's cuBLAS handle (created on first use).
+    pub fn with_blas<R>(&self, f: impl FnOnce(&CudaBlas) -> Result<R, KernelError>) -> Result<R, KernelError> {
+        let blas = self.blas.get_or_init(|| {
+            if !probe::cublas_present() {
+                return Err("the cuBLAS library (libcublas.so) was not found".to_owned());
+            }
+            catch_unwind(AssertUnwindSafe(|| CudaBlas::new(Arc::clone(&self.stream))))
+                .map_err(|p| KernelError::from_panic(&*p).to_string())?
+                .map_err(|e| format!("cannot create a cuBLAS handle: {e}"))
+        });
+        match blas {
+            Ok(blas) => f(blas),
+            Err(reason) => Err(not_found(reason.clone()).into()),
+        }
+    }
+
+    /// Runs `f` with the device's cuDNN handle (created on first use),
+    /// holding its lock.
+    pub fn with_cudnn<R>(&self, f: impl FnOnce(&Arc<Cudnn>) -> Result<R, KernelError>) -> Result<R, KernelError> {
+        let cudnn = self.cudnn.get_or_init(|| {
+            if !probe::cudnn_present() {
+                return Err("the cuDNN library (libcudnn.so.9) was not found".to_owned());
+            }
+            catch_unwind(AssertUnwindSafe(|| Cudnn::new(Arc::clone(&self.stream))))
+                .map_err(|p| KernelError::from_panic(&*p).to_string())?
+                .map(|h| CudnnHandle(Mutex::new(h)))
+                .map_err(|e| format!("cannot create a cuDNN handle: {e}"))
+        });
+        match cudnn {
+            Ok(handle) => f(&handle.0.lock().unwrap_or_else(PoisonError::into_inner)),
+            Err(reason) => Err(not_found(reason.clone()).into()),
+        }
+    }
+
+    /// `bytes` bytes of device memory, zeroed, on the stream.
+    pub fn alloc_zeroed(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
+        self.stream
+            .alloc_zeros::<u8>(bytes)
+            .map_err(|e| out_of_memory(bytes, e))
+    }
+
+    /// `bytes` bytes of device memory from the stream-ordered pool, not
+    /// initialised.
+    ///
+    /// # Safety
+    /// The caller must write every byte (with work queued on this device's
+    /// stream) before anything reads it: the tensor it becomes may be read
+    /// back to the host, where a `bool` byte other than 0 or 1 would be
+    /// undefined behaviour.
+    pub unsafe fn alloc_uninit(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
+        // SAFETY: the contents are undefined until written, which the
+        // caller promises to do before any read.
+        unsafe { self.stream.alloc::<u8>(bytes) }.map_err(|e| out_of_memory(bytes, e))
+    }
+
+    /// A tensor of `dtype` and `shape` over `bytes` (which must hold
+    /// exactly its elements).
+    pub fn tensor(
+        &self,
+        dtype: DataType,
+        shape: impl Into<TensorShape>,
+        bytes: CudaSlice<u8>,
+    ) -> Result<Tensor, KernelError> {
+        let memory = GpuMemory::new(bytes, Arc::clone(&self.stream));
+        Ok(Tensor::from_device(dtype, shape.into(), DeviceBuffer::new(memory))?)
+    }
+
+    /// A copy of host bytes on the device.
+    pub fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, DeviceError> {
+        if bytes.is_empty() {
+            return self
+                .stream
+                .alloc_zeros::<u8>(0)
+                .map_err(|e| driver_error("allocate", e));
+        }
+        self.stream
+            .clone_htod(bytes)
+            .map_err(|e| driver_error("copy to the GPU", e))
+    }
+}
+
+fn out_of_memory(bytes: usize, e: DriverError) -> KernelError {
+    KernelError::resource_exhausted(format!("allocating {bytes} bytes on the GPU: {e}"))
+}
+
+/// Lets the driver's stream-ordered memory pool keep freed memory for reuse
+/// instead of returning it at each synchronisation, so steady-state runs
+/// allocate nothing from the driver (a caching allocator, as TF's BFC).
+fn keep_pool_memory(ctx: &CudaContext) {
+    use cudarc::driver::sys;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: `pool` is a valid out-pointer and `cu_device()` a device of
+    // this live context; on failure nothing is written and nothing else
+    // changes (the pool then keeps its default threshold).
+    let status = unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) };
+    if status != sys::CUresult::CUDA_SUCCESS || pool.is_null() {
+        return;
+    }
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: the release threshold attribute takes a pointer to a `u64`,
+    // which lives across the call; `pool` came from the driver above.
+    let _ = unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        )
+    };
+}
+
+impl Device for GpuDevice {
+    fn device_type(&self) -> &'static str {
+        DEVICE_GPU
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "GPU:0 ({}, compute capability {}.{})",
+            self.name, self.compute_capability.0, self.compute_capability.1
+        )
+    }
+
+    fn upload(&self, tensor: &Tensor) -> Result<Tensor, DeviceError> {
+        let transfer = |reason: String| DeviceError::Transfer {
+            device: "GPU:0".to_owned(),
+            reason,
+        };
+        if !tensor.is_on_host() {
+            return Err(transfer(format!(
+                "the tensor is in {} memory, not on the host",
+                tensor.device_type()
+            )));
+        }
+        if element_size(tensor.dtype()).is_none() {
+            return Err(transfer(format!(
+                "{:?} tensors stay in host memory",
+                tensor.dtype()
+            )));
+        }
+        let host = tensor
+            .as_bytes()
+            .map_err(|e| transfer(e.to_string()))?;
+        let bytes = self.upload_bytes(host)?;
+        self.tensor(tensor.dtype(), tensor.shape().clone(), bytes)
+            .map_err(|e| transfer(e.to_string()))
+    }
+
+    fn synchronize(&self) -> Result<(), DeviceError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| driver_error("synchronize", e))
+    }
+}

@@ -1,0 +1,85 @@
+//! [`GpuMemory`]: a tensor's elements in GPU memory, allocated on the
+//! device's stream from the driver's stream-ordered pool.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+use registry_core::device::{DeviceError, DeviceMemory};
+use registry_core::kernel::DEVICE_GPU;
+
+/// Bytes in GPU memory, owned by one tensor (or shared by several through
+/// its [`DeviceBuffer`](registry_core::device::DeviceBuffer)); freed on the
+/// device's stream when the last handle goes.
+#[derive(Debug)]
+pub struct GpuMemory {
+    bytes: CudaSlice<u8>,
+    stream: Arc<CudaStream>,
+}
+
+impl GpuMemory {
+    /// Wraps an allocation made on `stream`.
+    pub fn new(bytes: CudaSlice<u8>, stream: Arc<CudaStream>) -> Self {
+        Self { bytes, stream }
+    }
+
+    /// The device bytes (to pass to a kernel as a pointer argument).
+    pub fn bytes(&self) -> &CudaSlice<u8> {
+        &self.bytes
+    }
+
+    /// The device bytes, for writing.
+    pub fn bytes_mut(&mut self) -> &mut CudaSlice<u8> {
+        &mut self.bytes
+    }
+
+    /// The stream the memory belongs to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+}
+
+impl DeviceMemory for GpuMemory {
+    fn device_type(&self) -> &'static str {
+        DEVICE_GPU
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn copy_to_host(&self, dst: &mut [u8]) -> Result<(), DeviceError> {
+        if dst.len() != self.bytes.len() {
+            return Err(DeviceError::Transfer {
+                device: "GPU".to_owned(),
+                reason: format!(
+                    "copying {} device bytes into a host buffer of {}",
+                    self.bytes.len(),
+                    dst.len()
+                ),
+            });
+        }
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let driver = |operation: &str, e: cudarc::driver::DriverError| DeviceError::Driver {
+            device: "GPU".to_owned(),
+            operation: operation.to_owned(),
+            message: e.to_string(),
+        };
+        self.stream
+            .memcpy_dtoh(&self.bytes, dst)
+            .map_err(|e| driver("copy to host", e))?;
+        self.stream
+            .synchronize()
+            .map_err(|e| driver("synchronize after copy to host", e))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

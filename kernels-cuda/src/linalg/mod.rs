@@ -1,0 +1,1 @@
+//! GPU kernels: linalg (being written).

@@ -1,0 +1,1 @@
+//! GPU kernels: math (being written).

@@ -1,0 +1,1 @@
+//! GPU kernels: nn (being written).

@@ -1,0 +1,101 @@
+//! [`DeviceMemory`] (what a backend keeps a tensor's elements in) and
+//! [`DeviceBuffer`], the shared handle a [`Tensor`](crate::tensor::Tensor)
+//! holds.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use super::DeviceError;
+
+/// A block of device memory holding one tensor's elements, owned by a
+/// backend. The backend downcasts it back to its own type
+/// ([`DeviceBuffer::downcast_ref`]) to launch kernels on it.
+pub trait DeviceMemory: Send + Sync + std::fmt::Debug + Any {
+    /// The device type it lives on (`"GPU"`).
+    fn device_type(&self) -> &'static str;
+
+    /// Its length in bytes.
+    fn len(&self) -> usize;
+
+    /// True when it holds no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copies all of it into `dst` (exactly [`len`](Self::len) bytes),
+    /// after the work queued before on its device has finished.
+    fn copy_to_host(&self, dst: &mut [u8]) -> Result<(), DeviceError>;
+
+    /// Itself, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+
+    /// Itself, mutably, for downcasting.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A reference-counted handle to [`DeviceMemory`], as a tensor's storage
+/// holds it: cloning shares the memory, like
+/// [`HostBuffer`](crate::tensor::HostBuffer).
+///
+/// (A thin `Arc` to a boxed trait object: a tensor's storage stays two words.)
+#[derive(Debug, Clone)]
+pub struct DeviceBuffer {
+    memory: Arc<Box<dyn DeviceMemory>>,
+}
+
+impl DeviceBuffer {
+    /// Wraps a backend's memory.
+    pub fn new(memory: impl DeviceMemory) -> Self {
+        Self {
+            memory: Arc::new(Box::new(memory)),
+        }
+    }
+
+    /// The memory.
+    pub fn memory(&self) -> &dyn DeviceMemory {
+        &**self.memory
+    }
+
+    /// The memory as the backend's type `T`, if it is one.
+    pub fn downcast_ref<T: DeviceMemory>(&self) -> Option<&T> {
+        self.memory.as_any().downcast_ref::<T>()
+    }
+
+    /// The memory as `T`, mutably, when this handle is the only one (so a
+    /// kernel may write to it in place) and it is a `T`.
+    pub fn downcast_mut<T: DeviceMemory>(&mut self) -> Option<&mut T> {
+        Arc::get_mut(&mut self.memory)?
+            .as_any_mut()
+            .downcast_mut::<T>()
+    }
+
+    /// The device type it lives on.
+    pub fn device_type(&self) -> &'static str {
+        self.memory.device_type()
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.memory.len()
+    }
+
+    /// True when it holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.memory.is_empty()
+    }
+
+    /// True when no other handle shares the memory.
+    pub fn is_unique(&self) -> bool {
+        Arc::strong_count(&self.memory) == 1
+    }
+
+    /// True when both handles share the same memory.
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.memory, &other.memory)
+    }
+
+    /// The number of handles sharing the memory.
+    pub fn ref_count(&self) -> usize {
+        Arc::strong_count(&self.memory)
+    }
+}
