@@ -292,8 +292,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
-    // Names kernels-cpu so that its kernel registrations are linked in.
+    // Names the kernel crates so that their registrations are linked in.
     kernels_cpu::link();
+    kernels_cuda::link();
     for library in &cli.load {
         registry_core::library::load_op_library(library)
             .map_err(|e| CliError::Library(Box::new(e)))?;
