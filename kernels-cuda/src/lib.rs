@@ -72,7 +72,6 @@ pub fn gpu_available() -> Result<String, String> {
 
 /// The GPU as a [`registry_core::device::Device`], or why there is none.
 #[cfg(feature = "cuda")]
-pub fn gpu_device()
--> Result<std::sync::Arc<gpu::GpuDevice>, registry_core::device::DeviceError> {
+pub fn gpu_device() -> Result<std::sync::Arc<gpu::GpuDevice>, registry_core::device::DeviceError> {
     gpu::GpuDevice::get()
 }

@@ -23,17 +23,25 @@ extern "C" __global__ void scale_i64(const i64* x, i64* y, index_t n, shape_arg 
     );
     match check_compiles(&source) {
         Ok(true) => {}
-        Ok(false) => eprintln!("skipped: NVRTC (libnvrtc.so) not found; run scripts/install-nvrtc.sh"),
+        Ok(false) => {
+            eprintln!("skipped: NVRTC (libnvrtc.so) not found; run scripts/install-nvrtc.sh")
+        }
         Err(log) => panic!("the prelude does not compile:\n{log}"),
     }
 }
 
 #[test]
 fn a_broken_source_reports_nvrtc_log() {
-    let source = KernelSource::new("test/broken", "extern \"C\" __global__ void k() { undefined_name; }", ["k"]);
+    let source = KernelSource::new(
+        "test/broken",
+        "extern \"C\" __global__ void k() { undefined_name; }",
+        ["k"],
+    );
     match check_compiles(&source) {
         Ok(true) => panic!("a broken source compiled"),
-        Ok(false) => eprintln!("skipped: NVRTC (libnvrtc.so) not found; run scripts/install-nvrtc.sh"),
+        Ok(false) => {
+            eprintln!("skipped: NVRTC (libnvrtc.so) not found; run scripts/install-nvrtc.sh")
+        }
         Err(log) => assert!(log.contains("undefined_name"), "{log}"),
     }
 }

@@ -114,7 +114,12 @@ fn fake_values(tensor: &Tensor) -> Result<Vec<f32>, KernelError> {
 
 fn fake_tensor(shape: registry_core::tensor::TensorShape, values: &[f32]) -> Tensor {
     let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    Tensor::from_device(DataType::DtFloat, shape, DeviceBuffer::new(FakeMemory(bytes))).unwrap()
+    Tensor::from_device(
+        DataType::DtFloat,
+        shape,
+        DeviceBuffer::new(FakeMemory(bytes)),
+    )
+    .unwrap()
 }
 
 /// `Neg` on FAKE: reads FAKE memory only.
@@ -246,7 +251,10 @@ fn a_session_device_that_cannot_be_opened_fails_runs_clearly() {
     let session = Session::with_options(mixed_graph(), options);
     let x = Tensor::from_vec([4], vec![1.0f32; 4]).unwrap();
     let err = session.run(&[("x", x)], &["neg2"]).unwrap_err();
-    assert!(matches!(err, RunError::Device(DeviceError::NotFound { .. })), "{err:?}");
+    assert!(
+        matches!(err, RunError::Device(DeviceError::NotFound { .. })),
+        "{err:?}"
+    );
     assert_eq!(
         err.to_string(),
         "no BROKEN device: the test driver is not installed"
@@ -259,7 +267,10 @@ fn a_session_device_that_cannot_be_opened_fails_runs_clearly() {
     let session = Session::with_options(mixed_graph(), options);
     let err = session.run(&[], &["shape"]).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.starts_with("no TPU device: no backend for TPU is linked"), "{msg}");
+    assert!(
+        msg.starts_with("no TPU device: no backend for TPU is linked"),
+        "{msg}"
+    );
     assert!(msg.contains("BROKEN") && msg.contains("FAKE"), "{msg}");
 }
 
@@ -282,7 +293,12 @@ fn device_tensors_refuse_host_access_and_copy_back() {
     assert_eq!(t.device_type(), "FAKE");
     assert_eq!(t.allocated_bytes(), 12);
     let err = t.as_slice::<f32>().unwrap_err();
-    assert_eq!(err, TensorError::NotOnHost { device_type: "FAKE" });
+    assert_eq!(
+        err,
+        TensorError::NotOnHost {
+            device_type: "FAKE"
+        }
+    );
     assert!(err.to_string().contains("Tensor::to_host"), "{err}");
     assert!(t.as_bytes().is_err());
 
@@ -310,14 +326,20 @@ fn from_device_checks_the_buffer_size() {
     )
     .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("needs 16 bytes") && msg.contains("has 12"), "{msg}");
+    assert!(
+        msg.contains("needs 16 bytes") && msg.contains("has 12"),
+        "{msg}"
+    );
     let err = Tensor::from_device(
         DataType::DtString,
         [1],
         DeviceBuffer::new(FakeMemory(vec![])),
     )
     .unwrap_err();
-    assert!(matches!(err, TensorError::UnsupportedDtype(DataType::DtString)));
+    assert!(matches!(
+        err,
+        TensorError::UnsupportedDtype(DataType::DtString)
+    ));
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //!   for `float`, `double` and `int32`, with a defaulted attr `normalize`.
 //!
 //! Each op has a shape function ([`shapes`]) and, with the `cpu` feature
-//! (on by default), a CPU kernel. A binary that uses the ops names this
+//! (on by default), a CPU kernel; with the `cuda` feature, GPU kernels too
+//! (`gpu`, on kernels-cuda's device). A binary that uses the ops names this
 //! crate once so that the linker keeps its registrations:
 //!
 //! ```
@@ -27,8 +28,12 @@
 
 #[cfg(feature = "cpu")]
 mod cpu;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod ops;
 pub mod shapes;
+#[cfg(any(feature = "cpu", feature = "cuda"))]
+mod weighted;
 
 pub use ops::{WeightedSum, ZeroOut};
 

@@ -156,9 +156,16 @@ impl GpuDevice {
     /// The entry point `entry` of `source`, compiled with NVRTC for this
     /// device the first time it is asked for (every entry of the source is
     /// loaded then) and cached for the life of the process.
-    pub fn function(&self, source: &KernelSource, entry: &str) -> Result<CudaFunction, KernelError> {
+    pub fn function(
+        &self,
+        source: &KernelSource,
+        entry: &str,
+    ) -> Result<CudaFunction, KernelError> {
         let key = (source.key().to_owned(), entry.to_owned());
-        let mut functions = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut functions = self
+            .functions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some(f) = functions.get(&key) {
             return Ok(f.clone());
         }
@@ -169,8 +176,9 @@ impl GpuDevice {
             }
             .into());
         }
-        let ptx = compile::compile_ptx(source, self.compute_capability)
-            .map_err(|e| KernelError::internal(format!("compiling GPU kernel '{}': {e}", source.key())))?;
+        let ptx = compile::compile_ptx(source, self.compute_capability).map_err(|e| {
+            KernelError::internal(format!("compiling GPU kernel '{}': {e}", source.key()))
+        })?;
         let module = self
             .ctx
             .load_module(ptx)
@@ -190,7 +198,10 @@ impl GpuDevice {
     }
 
     /// Runs `f` with the device's cuBLAS handle (created on first use).
-    pub fn with_blas<R>(&self, f: impl FnOnce(&CudaBlas) -> Result<R, KernelError>) -> Result<R, KernelError> {
+    pub fn with_blas<R>(
+        &self,
+        f: impl FnOnce(&CudaBlas) -> Result<R, KernelError>,
+    ) -> Result<R, KernelError> {
         let blas = self.blas.get_or_init(|| {
             if !probe::cublas_present() {
                 return Err("the cuBLAS library (libcublas.so) was not found".to_owned());
@@ -207,7 +218,10 @@ impl GpuDevice {
 
     /// Runs `f` with the device's cuDNN handle (created on first use),
     /// holding its lock.
-    pub fn with_cudnn<R>(&self, f: impl FnOnce(&Arc<Cudnn>) -> Result<R, KernelError>) -> Result<R, KernelError> {
+    pub fn with_cudnn<R>(
+        &self,
+        f: impl FnOnce(&Arc<Cudnn>) -> Result<R, KernelError>,
+    ) -> Result<R, KernelError> {
         let cudnn = self.cudnn.get_or_init(|| {
             if !probe::cudnn_present() {
                 return Err("the cuDNN library (libcudnn.so.9) was not found".to_owned());
@@ -253,7 +267,11 @@ impl GpuDevice {
         bytes: CudaSlice<u8>,
     ) -> Result<Tensor, KernelError> {
         let memory = GpuMemory::new(bytes, Arc::clone(&self.stream));
-        Ok(Tensor::from_device(dtype, shape.into(), DeviceBuffer::new(memory))?)
+        Ok(Tensor::from_device(
+            dtype,
+            shape.into(),
+            DeviceBuffer::new(memory),
+        )?)
     }
 
     /// A copy of host bytes on the device.
@@ -328,9 +346,7 @@ impl Device for GpuDevice {
                 tensor.dtype()
             )));
         }
-        let host = tensor
-            .as_bytes()
-            .map_err(|e| transfer(e.to_string()))?;
+        let host = tensor.as_bytes().map_err(|e| transfer(e.to_string()))?;
         let bytes = self.upload_bytes(host)?;
         self.tensor(tensor.dtype(), tensor.shape().clone(), bytes)
             .map_err(|e| transfer(e.to_string()))

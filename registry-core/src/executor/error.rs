@@ -7,10 +7,10 @@ use opreg_proto::{DataType, DataTypeExt};
 
 use crate::device::DeviceError;
 use crate::kernel::{CreateKernelError, KernelError};
-use crate::tensor::TensorError;
 use crate::node_def::NodeDefError;
 use crate::registry::RegistryError;
 use crate::shape::ShapeError;
+use crate::tensor::TensorError;
 
 /// Why a GraphDef cannot be loaded or run, found by checking it as a whole.
 #[derive(Debug, Clone, thiserror::Error)]

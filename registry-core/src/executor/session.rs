@@ -477,13 +477,14 @@ impl PreparedRun<'_> {
         }
         let mut out = Vec::with_capacity(plan.fetches.len());
         for (index, &slot) in plan.fetches.iter().enumerate() {
-            let value = consume(&mut values, &mut remaining, &mut budget, slot).ok_or_else(|| {
-                RunError::from(GraphError::UnknownEndpoint {
-                    kind: "fetch",
-                    name: format!("slot {slot}"),
-                    reason: "no value was produced".into(),
-                })
-            })?;
+            let value =
+                consume(&mut values, &mut remaining, &mut budget, slot).ok_or_else(|| {
+                    RunError::from(GraphError::UnknownEndpoint {
+                        kind: "fetch",
+                        name: format!("slot {slot}"),
+                        reason: "no value was produced".into(),
+                    })
+                })?;
             // Fetched tensors are returned in host memory.
             let value = if value.is_on_host() {
                 value
@@ -521,11 +522,7 @@ fn consume(
 
 /// Moves each input of `step` to where its kernel reads it (host memory or
 /// the kernel's device), copying through the host between devices.
-fn move_inputs(
-    graph: &Graph,
-    step: &Step,
-    inputs: &mut [Option<Tensor>],
-) -> Result<(), RunError> {
+fn move_inputs(graph: &Graph, step: &Step, inputs: &mut [Option<Tensor>]) -> Result<(), RunError> {
     for (index, (slot, want)) in inputs.iter_mut().zip(&step.input_devices).enumerate() {
         let Some(tensor) = slot.as_ref() else {
             continue;

@@ -163,7 +163,9 @@ pub enum TensorError {
     },
     /// Host access (a slice, bytes, a proto) to a tensor on a device: copy
     /// it with [`Tensor::to_host`] first.
-    #[error("the tensor is in {device_type} memory; copy it to the host (Tensor::to_host) to read it there")]
+    #[error(
+        "the tensor is in {device_type} memory; copy it to the host (Tensor::to_host) to read it there"
+    )]
     NotOnHost {
         /// The device type holding it.
         device_type: &'static str,

@@ -2,57 +2,12 @@
 
 use std::marker::PhantomData;
 
+use crate::WeightedSum;
+use crate::weighted::{Weighted, WeightedInputs, weighted_inputs};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::{Tensor, TensorElement};
-
-use crate::WeightedSum;
-
-/// The arithmetic `WeightedSum` needs from an element type.
-trait Weighted: TensorElement {
-    /// The additive identity.
-    const ZERO: Self;
-    /// `acc + w * x` (wrapping for integers).
-    fn mul_add(acc: Self, w: Self, x: Self) -> Self;
-    /// `self + other` (wrapping for integers).
-    fn plus(self, other: Self) -> Self;
-    /// `self / divisor`, `divisor` not zero (integers round toward zero).
-    fn divide(self, divisor: Self) -> Self;
-}
-
-macro_rules! float_weighted {
-    ($($t:ty),*) => {$(
-        impl Weighted for $t {
-            const ZERO: Self = 0.0;
-            fn mul_add(acc: Self, w: Self, x: Self) -> Self {
-                acc + w * x
-            }
-            fn plus(self, other: Self) -> Self {
-                self + other
-            }
-            fn divide(self, divisor: Self) -> Self {
-                self / divisor
-            }
-        }
-    )*};
-}
-float_weighted!(f32, f64);
-
-impl Weighted for i32 {
-    const ZERO: Self = 0;
-    fn mul_add(acc: Self, w: Self, x: Self) -> Self {
-        acc.wrapping_add(w.wrapping_mul(x))
-    }
-    fn plus(self, other: Self) -> Self {
-        self.wrapping_add(other)
-    }
-    fn divide(self, divisor: Self) -> Self {
-        // `i32::MIN / -1` wraps to `i32::MIN` instead of panicking.
-        self.wrapping_div(divisor)
-    }
-}
 
 /// `WeightedSum` for `T`: `normalize` is read once, when the node's kernel
 /// is built.
@@ -73,57 +28,12 @@ impl<T: Weighted> BuildKernel for WeightedSumKernel<T> {
 
 impl<T: Weighted> OpKernel for WeightedSumKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let invalid = |ctx: &OpKernelContext<'_>, message: String| {
-            KernelError::invalid_argument(format!(
-                "WeightedSum node '{}': {message}",
-                ctx.node_name()
-            ))
-        };
-        // `values` are inputs 0..n, `weights` is input n.
-        let n = match ctx.num_inputs() {
-            0 | 1 => {
-                let message = format!(
-                    "expected N >= 1 values and the weights, got {} input(s)",
-                    ctx.num_inputs()
-                );
-                return Err(invalid(ctx, message));
-            }
-            count => count - 1,
-        };
-        let values: Vec<Tensor> = (0..n)
-            .map(|i| ctx.input(i).cloned())
-            .collect::<Result<_, _>>()?;
-        let shape = values[0].shape().clone();
-        for (i, v) in values.iter().enumerate().skip(1) {
-            if v.shape() != &shape {
-                let message = format!(
-                    "all values must have one shape, but values[0] has shape {shape} \
-                     and values[{i}] has shape {}",
-                    v.shape()
-                );
-                return Err(invalid(ctx, message));
-            }
-        }
-        let weights = ctx.input(n)?;
-        if weights.dims() != [n] {
-            let message = format!(
-                "weights must be a vector of N = {n} elements (one per value), \
-                 but has shape {}",
-                weights.shape()
-            );
-            return Err(invalid(ctx, message));
-        }
-        let weights = weights.as_slice::<T>()?.to_vec();
-        let divisor = if self.normalize {
-            let total = weights.iter().fold(T::ZERO, |acc, &w| acc.plus(w));
-            if total == T::ZERO {
-                let message = "normalize is set, but the weights sum to zero".to_owned();
-                return Err(invalid(ctx, message));
-            }
-            Some(total)
-        } else {
-            None
-        };
+        let WeightedInputs {
+            values,
+            shape,
+            weights,
+            divisor,
+        } = weighted_inputs::<T>(ctx, self.normalize)?;
         let slices: Vec<&[T]> = values
             .iter()
             .map(|v| v.as_slice::<T>())
