@@ -237,15 +237,17 @@ impl GpuDevice {
         }
     }
 
-    /// `bytes` bytes of device memory, zeroed, on the stream.
+    /// `bytes` bytes of device memory, zeroed, on the stream (one byte for
+    /// `bytes == 0`: the driver refuses empty allocations; [`tensor`](Self::tensor)
+    /// takes the tensor's length from its shape).
     pub fn alloc_zeroed(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
         self.stream
-            .alloc_zeros::<u8>(bytes)
+            .alloc_zeros::<u8>(bytes.max(1))
             .map_err(|e| out_of_memory(bytes, e))
     }
 
     /// `bytes` bytes of device memory from the stream-ordered pool, not
-    /// initialised.
+    /// initialised (one byte for `bytes == 0`, as [`alloc_zeroed`](Self::alloc_zeroed)).
     ///
     /// # Safety
     /// The caller must write every byte (with work queued on this device's
@@ -255,21 +257,29 @@ impl GpuDevice {
     pub unsafe fn alloc_uninit(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
         // SAFETY: the contents are undefined until written, which the
         // caller promises to do before any read.
-        unsafe { self.stream.alloc::<u8>(bytes) }.map_err(|e| out_of_memory(bytes, e))
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(|e| out_of_memory(bytes, e))
     }
 
     /// A tensor of `dtype` and `shape` over `bytes` (which must hold
-    /// exactly its elements).
+    /// exactly its elements, or be the one-byte allocation of an empty
+    /// tensor).
     pub fn tensor(
         &self,
         dtype: DataType,
         shape: impl Into<TensorShape>,
         bytes: CudaSlice<u8>,
     ) -> Result<Tensor, KernelError> {
-        let memory = GpuMemory::new(bytes, Arc::clone(&self.stream));
+        let shape = shape.into();
+        let held = bytes.len();
+        // Empty tensors have a one-byte allocation; others use all of it
+        // (`from_device` checks that against the shape).
+        let len = if shape.num_elements() == 0 { 0 } else { held };
+        let memory = GpuMemory::new(bytes, len, Arc::clone(&self.stream)).ok_or_else(|| {
+            KernelError::internal(format!("a GPU buffer of {held} bytes for {len} bytes"))
+        })?;
         Ok(Tensor::from_device(
             dtype,
-            shape.into(),
+            shape,
             DeviceBuffer::new(memory),
         )?)
     }
@@ -277,9 +287,10 @@ impl GpuDevice {
     /// A copy of host bytes on the device.
     pub fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, DeviceError> {
         if bytes.is_empty() {
+            // The driver refuses empty allocations: one unused byte.
             return self
                 .stream
-                .alloc_zeros::<u8>(0)
+                .alloc_zeros::<u8>(1)
                 .map_err(|e| driver_error("allocate", e));
         }
         self.stream

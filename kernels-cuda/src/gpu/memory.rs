@@ -14,16 +14,21 @@ use registry_core::kernel::DEVICE_GPU;
 #[derive(Debug)]
 pub struct GpuMemory {
     bytes: CudaSlice<u8>,
+    /// The tensor's bytes: `bytes.len()`, except for empty tensors, whose
+    /// allocation has one byte (the driver refuses empty allocations).
+    len: usize,
     stream: Arc<CudaStream>,
 }
 
 impl GpuMemory {
-    /// Wraps an allocation made on `stream`.
-    pub fn new(bytes: CudaSlice<u8>, stream: Arc<CudaStream>) -> Self {
-        Self { bytes, stream }
+    /// Wraps an allocation made on `stream` whose first `len` bytes hold a
+    /// tensor; `None` when the allocation is shorter than `len`.
+    pub fn new(bytes: CudaSlice<u8>, len: usize, stream: Arc<CudaStream>) -> Option<Self> {
+        (len <= bytes.len()).then_some(Self { bytes, len, stream })
     }
 
-    /// The device bytes (to pass to a kernel as a pointer argument).
+    /// The device bytes (to pass to a kernel as a pointer argument); one
+    /// unused byte for an empty tensor.
     pub fn bytes(&self) -> &CudaSlice<u8> {
         &self.bytes
     }
@@ -45,16 +50,16 @@ impl DeviceMemory for GpuMemory {
     }
 
     fn len(&self) -> usize {
-        self.bytes.len()
+        self.len
     }
 
     fn copy_to_host(&self, dst: &mut [u8]) -> Result<(), DeviceError> {
-        if dst.len() != self.bytes.len() {
+        if dst.len() != self.len {
             return Err(DeviceError::Transfer {
                 device: "GPU".to_owned(),
                 reason: format!(
                     "copying {} device bytes into a host buffer of {}",
-                    self.bytes.len(),
+                    self.len,
                     dst.len()
                 ),
             });
@@ -68,7 +73,7 @@ impl DeviceMemory for GpuMemory {
             message: e.to_string(),
         };
         self.stream
-            .memcpy_dtoh(&self.bytes, dst)
+            .memcpy_dtoh(&self.bytes.slice(..self.len), dst)
             .map_err(|e| driver("copy to host", e))?;
         self.stream
             .synchronize()

@@ -1,0 +1,124 @@
+//! `BiasAdd` on the GPU: an NVRTC kernel adding the per-channel bias.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, PushKernelArg};
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::standard_ops::BiasAdd;
+use registry_core::tensor::{TensorElement, TensorShape};
+
+use super::sources;
+use super::window::DataFormat;
+use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+
+/// `BiasAdd` on the GPU (TF's GPU types: half, bfloat16, float, double,
+/// int32): `value + bias` along the channel dimension (the last for NHWC,
+/// dimension 1 for NCHW); integers wrap, half floats add in `float`.
+#[kernel(op = BiasAdd, device = GPU, T = [half, bfloat16, float, double, int32])]
+pub struct BiasAddGpu<T> {
+    dev: Arc<GpuDevice>,
+    func: CudaFunction,
+    format: DataFormat,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: TensorElement> BuildKernel for BiasAddGpu<T> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let format = DataFormat::parse(&ctx.attr::<String>("data_format")?)?;
+        let dev = GpuDevice::get()?;
+        let func = dev.function(&sources::bias_add(T::DTYPE)?, "bias_add")?;
+        Ok(Self {
+            dev,
+            func,
+            format,
+            _t: PhantomData,
+        })
+    }
+}
+
+/// `value` seen as `[outer, channels, inner]` for a bias of `bias` shape:
+/// returns `(channels, inner)` (for NCHW `[2, 3, 4]`: `(3, 4)`), or TF's
+/// error.
+pub(crate) fn bias_layout(
+    value: &TensorShape,
+    bias: &TensorShape,
+    format: DataFormat,
+) -> Result<(usize, usize), KernelError> {
+    registry_core::kernel_ensure!(
+        value.rank() >= 2,
+        "Input tensor must be at least 2D: {value}"
+    );
+    registry_core::kernel_ensure!(bias.rank() == 1, "Biases must be 1D: {bias}");
+    let dims = value.dims();
+    let channel_dim = match format {
+        DataFormat::Nchw => 1,
+        DataFormat::Nhwc => dims.len() - 1,
+    };
+    let channels = dims[channel_dim];
+    registry_core::kernel_ensure!(
+        bias.dims()[0] == channels,
+        "Must provide as many biases as the last dimension of the input tensor: {bias} vs. {value}"
+    );
+    Ok((channels, dims[channel_dim + 1..].iter().product()))
+}
+
+impl<T: TensorElement> OpKernel for BiasAddGpu<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let (value, value_bytes) = ctx.gpu_input(0)?;
+        let (bias, bias_bytes) = ctx.gpu_input(1)?;
+        let shape = value.shape().clone();
+        let (channels, inner) = bias_layout(&shape, bias.shape(), self.format)?;
+        let n = value.num_elements();
+        // SAFETY: the kernel writes all n elements before anything reads
+        // them; for n = 0 there is nothing to write.
+        let mut out = unsafe { self.dev.alloc_uninit(value_bytes.len())? };
+        if n > 0 {
+            // n > 0 implies channels > 0 and inner > 0.
+            let (count, channels, inner) = (n as i64, channels as i64, inner as i64);
+            let mut launch = self.dev.stream().launch_builder(&self.func);
+            launch
+                .arg(value_bytes)
+                .arg(bias_bytes)
+                .arg(&mut out)
+                .arg(&count)
+                .arg(&channels)
+                .arg(&inner);
+            // SAFETY: `bias_add(const T*, const T*, T*, index_t, index_t,
+            // index_t)` matches these args; value and out hold n elements
+            // of T, bias `channels`, and every index `(i / inner) %
+            // channels` is below `channels`.
+            unsafe { launch.launch(grid_for(n)) }.map_err(|e| gpu_error("launching BiasAdd", e))?;
+        }
+        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(d: &[usize]) -> TensorShape {
+        TensorShape::new(d).unwrap()
+    }
+
+    #[test]
+    fn layouts_and_errors() {
+        let nhwc = bias_layout(&shape(&[2, 3, 4]), &shape(&[4]), DataFormat::Nhwc).unwrap();
+        assert_eq!(nhwc, (4, 1));
+        let nchw = bias_layout(&shape(&[2, 3, 4, 5]), &shape(&[3]), DataFormat::Nchw).unwrap();
+        assert_eq!(nchw, (3, 20));
+        let e = bias_layout(&shape(&[3]), &shape(&[3]), DataFormat::Nhwc).unwrap_err();
+        assert!(
+            e.to_string().contains("Input tensor must be at least 2D"),
+            "{e}"
+        );
+        let e = bias_layout(&shape(&[2, 3]), &shape(&[1, 3]), DataFormat::Nhwc).unwrap_err();
+        assert!(e.to_string().contains("Biases must be 1D"), "{e}");
+        let e = bias_layout(&shape(&[2, 3]), &shape(&[2]), DataFormat::Nhwc).unwrap_err();
+        assert!(e.to_string().contains("Must provide as many biases"), "{e}");
+    }
+}

@@ -1,0 +1,100 @@
+//! `Softmax` over the last dimension on the GPU: an NVRTC kernel with one
+//! block per row (as TF's own GPU kernel, not cuDNN, so the numerics are
+//! the CPU kernel's: `float` arithmetic for half types, NaN propagated).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::standard_ops::Softmax;
+use registry_core::tensor::TensorElement;
+
+use super::sources::{self, REDUCE_BLOCK};
+use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error};
+
+/// The most blocks a row-per-block launch uses (rows beyond are
+/// grid-strided).
+pub(crate) const MAX_ROW_BLOCKS: usize = 1 << 16;
+
+/// A launch of one [`REDUCE_BLOCK`]-thread block per row (at most
+/// [`MAX_ROW_BLOCKS`]; at least one).
+pub(crate) fn row_blocks(rows: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (rows.clamp(1, MAX_ROW_BLOCKS) as u32, 1, 1),
+        block_dim: (REDUCE_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// `Softmax` on the GPU (half, bfloat16, float, double): for each row of
+/// the last dimension `exp(x - max(x)) * (1 / sum(exp(x - max(x))))`.
+#[kernel(op = Softmax, device = GPU, T = [half, bfloat16, float, double])]
+pub struct SoftmaxGpu<T> {
+    dev: Arc<GpuDevice>,
+    func: CudaFunction,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: TensorElement> BuildKernel for SoftmaxGpu<T> {
+    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let dev = GpuDevice::get()?;
+        let func = dev.function(&sources::softmax(T::DTYPE)?, "softmax")?;
+        Ok(Self {
+            dev,
+            func,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: TensorElement> OpKernel for SoftmaxGpu<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let (x, x_bytes) = ctx.gpu_input(0)?;
+        registry_core::kernel_ensure!(
+            x.shape().rank() >= 1,
+            "logits must have >= 1 dimension, got {}",
+            x.shape()
+        );
+        let shape = x.shape().clone();
+        let classes = x.dims().last().copied().unwrap_or(0);
+        let n = x.num_elements();
+        // SAFETY: the kernel writes every element (each row is written by
+        // its block) before anything reads them; for n = 0 there is
+        // nothing to write.
+        let mut out = unsafe { self.dev.alloc_uninit(x_bytes.len())? };
+        if n > 0 {
+            // n > 0 implies classes > 0.
+            let rows = n / classes;
+            let (rows_arg, classes_arg) = (rows as i64, classes as i64);
+            let mut launch = self.dev.stream().launch_builder(&self.func);
+            launch
+                .arg(x_bytes)
+                .arg(&mut out)
+                .arg(&rows_arg)
+                .arg(&classes_arg);
+            // SAFETY: `softmax(const T*, T*, index_t, index_t)` matches these
+            // args; both buffers hold rows * classes elements of T, and the
+            // block size is the REDUCE_BLOCK the source assumes.
+            unsafe { launch.launch(row_blocks(rows)) }
+                .map_err(|e| gpu_error("launching Softmax", e))?;
+        }
+        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_launches_are_bounded() {
+        assert_eq!(row_blocks(0).grid_dim.0, 1);
+        assert_eq!(row_blocks(10).grid_dim.0, 10);
+        assert_eq!(row_blocks(1 << 30).grid_dim.0, MAX_ROW_BLOCKS as u32);
+        assert_eq!(row_blocks(3).block_dim.0, REDUCE_BLOCK);
+    }
+}

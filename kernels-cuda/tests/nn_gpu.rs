@@ -1,0 +1,675 @@
+//! The GPU nn kernels against the CPU kernels: Relu, BiasAdd, Softmax,
+//! MaxPool, Conv2D and FusedBatchNormV3 on a few shapes and dtypes,
+//! including empty tensors, NCHW (compared through host transposes where
+//! the CPU kernel is NHWC-only) and TF's errors. Skipped, saying why,
+//! without a GPU.
+#![cfg(all(feature = "cuda", feature = "nn"))]
+
+use std::sync::Arc;
+
+use kernels_cuda::gpu::GpuDevice;
+use registry_core::create_op_kernel;
+use registry_core::device::Device;
+use registry_core::kernel::KernelError;
+use registry_core::proto::attr_value::{ListValue, Value};
+use registry_core::proto::{AttrValue, DataType, NodeDef};
+use registry_core::tensor::{Tensor, bf16, f16};
+
+use DataType::{DtBfloat16, DtDouble, DtFloat, DtHalf, DtInt32};
+
+// ---- support ----
+
+fn gpu() -> Option<Arc<GpuDevice>> {
+    kernels_cpu::link();
+    kernels_cuda::link();
+    match GpuDevice::get() {
+        Ok(dev) => Some(dev),
+        Err(_) => {
+            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
+            None
+        }
+    }
+}
+
+fn attr(v: Value) -> AttrValue {
+    AttrValue { value: Some(v) }
+}
+fn ty(t: DataType) -> AttrValue {
+    attr(Value::Type(t as i32))
+}
+fn s(v: &str) -> AttrValue {
+    attr(Value::S(v.as_bytes().to_vec()))
+}
+fn b(v: bool) -> AttrValue {
+    attr(Value::B(v))
+}
+fn f(v: f32) -> AttrValue {
+    attr(Value::F(v))
+}
+fn ints(v: &[i64]) -> AttrValue {
+    attr(Value::List(ListValue {
+        i: v.to_vec(),
+        ..Default::default()
+    }))
+}
+
+fn node(op: &str, inputs: usize, attrs: &[(&str, AttrValue)]) -> NodeDef {
+    let mut node = NodeDef {
+        name: format!("{}_node", op.to_lowercase()),
+        op: op.into(),
+        input: (0..inputs).map(|i| format!("in{i}")).collect(),
+        ..Default::default()
+    };
+    for (name, value) in attrs {
+        node.attr.insert((*name).into(), value.clone());
+    }
+    node
+}
+
+fn tensor(dtype: DataType, shape: &[usize], values: &[f64]) -> Tensor {
+    let t = match dtype {
+        DtFloat => Tensor::from_vec(shape, values.iter().map(|&v| v as f32).collect()),
+        DtDouble => Tensor::from_vec(shape, values.to_vec()),
+        DtHalf => Tensor::from_vec(shape, values.iter().map(|&v| f16::from_f64(v)).collect()),
+        DtBfloat16 => Tensor::from_vec(shape, values.iter().map(|&v| bf16::from_f64(v)).collect()),
+        DtInt32 => Tensor::from_vec(shape, values.iter().map(|&v| v as i32).collect()),
+        other => panic!("unsupported dtype {other:?}"),
+    };
+    t.expect("shape and values agree")
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    match t.dtype() {
+        DtFloat => t
+            .as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        DtDouble => t.as_slice::<f64>().unwrap().to_vec(),
+        DtHalf => t
+            .as_slice::<f16>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
+        DtBfloat16 => t
+            .as_slice::<bf16>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
+        DtInt32 => t
+            .as_slice::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect(),
+        other => panic!("unsupported dtype {other:?}"),
+    }
+}
+
+/// Deterministic values in [-1, 1).
+fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn random(dtype: DataType, shape: &[usize], seed: u64) -> Tensor {
+    tensor(dtype, shape, &pseudo_random(shape.iter().product(), seed))
+}
+
+fn run_cpu(node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
+    let kernel = create_op_kernel("CPU", node).unwrap_or_else(|e| panic!("no CPU kernel: {e}"));
+    Ok(kernel
+        .compute(inputs.iter().cloned())?
+        .into_iter()
+        .collect())
+}
+
+fn run_gpu(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
+    let kernel = create_op_kernel("GPU", node).unwrap_or_else(|e| panic!("no GPU kernel: {e}"));
+    let on_gpu: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| dev.upload(t).expect("upload"))
+        .collect();
+    let out = kernel.compute(on_gpu)?;
+    Ok(out
+        .iter()
+        .map(|t| t.to_host().expect("read back"))
+        .collect())
+}
+
+/// Tolerance (abs, rel) per dtype for one rounding of the result.
+fn tolerance(t: DataType) -> (f64, f64) {
+    match t {
+        DtDouble => (1e-12, 1e-12),
+        DtFloat => (2e-6, 2e-5),
+        DtHalf => (2e-3, 2e-3),
+        DtBfloat16 => (1.6e-2, 1.6e-2),
+        _ => (0.0, 0.0),
+    }
+}
+
+#[track_caller]
+fn assert_close(actual: &[f64], expected: &[f64], (abs, rel): (f64, f64)) {
+    assert_eq!(actual.len(), expected.len(), "lengths differ");
+    for (i, (&a, &e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a.is_nan() && e.is_nan()) || a == e || (a - e).abs() <= abs + rel * e.abs(),
+            "element {i}: GPU {a}, CPU {e}"
+        );
+    }
+}
+
+/// Compares every output of `node` on the GPU with the CPU kernel's.
+#[track_caller]
+fn compare(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor], tol: (f64, f64)) -> Vec<Tensor> {
+    let cpu = run_cpu(node, inputs).unwrap();
+    let gpu = run_gpu(dev, node, inputs).unwrap();
+    assert_eq!(cpu.len(), gpu.len());
+    for (c, g) in cpu.iter().zip(&gpu) {
+        assert_eq!(c.dtype(), g.dtype());
+        assert_eq!(c.dims(), g.dims());
+        assert_close(&values(g), &values(c), tol);
+    }
+    gpu
+}
+
+/// NHWC -> NCHW of a 4-D tensor (on the host).
+fn to_nchw(t: &Tensor) -> Tensor {
+    let &[n, h, w, c] = t.dims() else {
+        panic!("not 4-D")
+    };
+    let v = values(t);
+    let mut out = Vec::with_capacity(v.len());
+    for b in 0..n {
+        for ch in 0..c {
+            for y in 0..h {
+                for x in 0..w {
+                    out.push(v[((b * h + y) * w + x) * c + ch]);
+                }
+            }
+        }
+    }
+    tensor(t.dtype(), &[n, c, h, w], &out)
+}
+
+/// Attr lists given in NHWC order, in NCHW order.
+fn nchw_list(v: &[i64; 4]) -> [i64; 4] {
+    [v[0], v[3], v[1], v[2]]
+}
+
+// ---- Relu ----
+
+#[test]
+fn relu_matches_cpu_with_nan_and_negative_zero() {
+    let Some(dev) = gpu() else { return };
+    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
+        let n = node("Relu", 1, &[("T", ty(t))]);
+        let mut v = pseudo_random(1000, 1);
+        v.extend([f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY]);
+        let x = tensor(t, &[v.len()], &v);
+        let out = compare(&dev, &n, &[x], (0.0, 0.0));
+        let got = values(&out[0]);
+        let len = got.len();
+        assert!(got[len - 5].is_nan());
+        assert!(
+            got[len - 4] == 0.0 && got[len - 4].is_sign_negative(),
+            "Relu(-0) = -0"
+        );
+        assert_eq!(got[len - 2], f64::INFINITY);
+        assert_eq!(got[len - 1], 0.0);
+        // Empty.
+        let out = run_gpu(&dev, &n, &[tensor(t, &[0, 3], &[])]).unwrap();
+        assert_eq!(out[0].dims(), &[0, 3]);
+    }
+}
+
+// ---- BiasAdd ----
+
+#[test]
+fn bias_add_matches_cpu() {
+    let Some(dev) = gpu() else { return };
+    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
+        for (format, shape, channels) in [
+            ("NHWC", vec![2, 3, 4, 5], 5),
+            ("NCHW", vec![2, 3, 4, 5], 3),
+            ("NHWC", vec![7, 9], 9),
+            ("NCHW", vec![7, 9], 9),
+            ("NCHW", vec![2, 3, 2, 2, 2], 3),
+            ("NHWC", vec![0, 4], 4),
+        ] {
+            let n = node("BiasAdd", 2, &[("T", ty(t)), ("data_format", s(format))]);
+            let x = random(t, &shape, 2);
+            let bias = random(t, &[channels], 3);
+            compare(&dev, &n, &[x, bias], (0.0, 0.0));
+        }
+    }
+    // int32 wraps.
+    let n = node("BiasAdd", 2, &[("T", ty(DtInt32))]);
+    let x = Tensor::from_vec([2, 2], vec![i32::MAX, -5, 7, i32::MIN]).unwrap();
+    let bias = Tensor::from_vec([2], vec![1, -1]).unwrap();
+    let out = compare(&dev, &n, &[x, bias], (0.0, 0.0));
+    assert_eq!(
+        out[0].as_slice::<i32>().unwrap(),
+        &[i32::MIN, -6, 8, i32::MAX]
+    );
+}
+
+#[test]
+fn bias_add_errors_match_cpu() {
+    let Some(dev) = gpu() else { return };
+    let n = node("BiasAdd", 2, &[("T", ty(DtFloat))]);
+    for (x, bias) in [
+        (random(DtFloat, &[4], 1), random(DtFloat, &[4], 2)),
+        (random(DtFloat, &[2, 4], 1), random(DtFloat, &[3], 2)),
+        (random(DtFloat, &[2, 4], 1), random(DtFloat, &[1, 4], 2)),
+    ] {
+        let cpu = run_cpu(&n, &[x.clone(), bias.clone()])
+            .unwrap_err()
+            .to_string();
+        let gpu = run_gpu(&dev, &n, &[x, bias]).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- Softmax ----
+
+#[test]
+fn softmax_matches_cpu() {
+    let Some(dev) = gpu() else { return };
+    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
+        let n = node("Softmax", 1, &[("T", ty(t))]);
+        for shape in [
+            vec![3, 7],
+            vec![2, 3, 300],
+            vec![5],
+            vec![1000, 2],
+            vec![0, 4],
+            vec![4, 0],
+        ] {
+            let count: usize = shape.iter().product();
+            let v: Vec<f64> = pseudo_random(count, 4).iter().map(|x| x * 8.0).collect();
+            compare(&dev, &n, &[tensor(t, &shape, &v)], tolerance(t));
+        }
+        // Rows with -inf (ignored), NaN and +inf (NaN rows).
+        let inf = f64::INFINITY;
+        let v = [1.0, -inf, 2.0, f64::NAN, 1.0, 0.0, inf, 1.0, 3.0];
+        compare(&dev, &n, &[tensor(t, &[3, 3], &v)], tolerance(t));
+    }
+}
+
+// ---- MaxPool ----
+
+fn max_pool(
+    t: DataType,
+    format: &str,
+    ksize: [i64; 4],
+    strides: [i64; 4],
+    padding: &str,
+    explicit: &[i64],
+) -> NodeDef {
+    node(
+        "MaxPool",
+        1,
+        &[
+            ("T", ty(t)),
+            ("ksize", ints(&ksize)),
+            ("strides", ints(&strides)),
+            ("padding", s(padding)),
+            ("explicit_paddings", ints(explicit)),
+            ("data_format", s(format)),
+        ],
+    )
+}
+
+/// ksize, strides (NHWC order), padding, explicit paddings (NHWC order).
+type PoolCase = ([i64; 4], [i64; 4], &'static str, Vec<i64>);
+
+/// NHWC-ordered explicit paddings in NCHW order.
+fn explicit_to_nchw(explicit: &[i64]) -> Vec<i64> {
+    if explicit.is_empty() {
+        return vec![];
+    }
+    let p: Vec<[i64; 2]> = explicit.chunks(2).map(|c| [c[0], c[1]]).collect();
+    [p[0], p[3], p[1], p[2]].concat()
+}
+
+#[test]
+fn max_pool_matches_cpu_nhwc_and_nchw() {
+    let Some(dev) = gpu() else { return };
+    let cases: [PoolCase; 5] = [
+        ([1, 2, 2, 1], [1, 2, 2, 1], "VALID", vec![]),
+        ([1, 3, 3, 1], [1, 2, 2, 1], "SAME", vec![]),
+        ([1, 2, 3, 1], [1, 1, 2, 1], "SAME", vec![]),
+        (
+            [1, 3, 2, 1],
+            [1, 2, 1, 1],
+            "EXPLICIT",
+            vec![0, 0, 1, 2, 0, 1, 0, 0],
+        ),
+        ([1, 1, 1, 1], [1, 3, 3, 1], "VALID", vec![]),
+    ];
+    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
+        for (ksize, strides, padding, explicit) in &cases {
+            for shape in [[2, 7, 6, 3], [1, 4, 4, 1], [0, 4, 4, 2]] {
+                let x = random(t, &shape, 5);
+                let nhwc = max_pool(t, "NHWC", *ksize, *strides, padding, explicit);
+                let cpu = run_cpu(&nhwc, std::slice::from_ref(&x)).unwrap();
+                let gpu = run_gpu(&dev, &nhwc, std::slice::from_ref(&x)).unwrap();
+                assert_eq!(gpu[0].dims(), cpu[0].dims());
+                assert_eq!(values(&gpu[0]), values(&cpu[0]));
+                // NCHW: the CPU kernel is NHWC-only; compare with its
+                // output transposed.
+                let explicit_nchw = explicit_to_nchw(explicit);
+                let nchw = max_pool(
+                    t,
+                    "NCHW",
+                    nchw_list(ksize),
+                    nchw_list(strides),
+                    padding,
+                    &explicit_nchw,
+                );
+                let gpu = run_gpu(&dev, &nchw, &[to_nchw(&x)]).unwrap();
+                let expected = to_nchw(&cpu[0]);
+                assert_eq!(gpu[0].dims(), expected.dims());
+                assert_eq!(values(&gpu[0]), values(&expected));
+            }
+        }
+    }
+}
+
+#[test]
+fn max_pool_ignores_nan_and_starts_from_lowest() {
+    let Some(dev) = gpu() else { return };
+    let n = max_pool(DtFloat, "NHWC", [1, 2, 1, 1], [1, 2, 1, 1], "VALID", &[]);
+    let inf = f64::INFINITY;
+    let x = tensor(
+        DtFloat,
+        &[1, 6, 1, 1],
+        &[f64::NAN, 1.0, -inf, -inf, 2.0, f64::NAN],
+    );
+    let out = compare(&dev, &n, &[x], (0.0, 0.0));
+    assert_eq!(values(&out[0]), [1.0, f64::from(f32::MIN), 2.0]);
+}
+
+// ---- Conv2D ----
+
+#[allow(clippy::too_many_arguments)]
+fn conv(
+    t: DataType,
+    format: &str,
+    strides: [i64; 4],
+    dilations: [i64; 4],
+    padding: &str,
+    explicit: &[i64],
+) -> NodeDef {
+    node(
+        "Conv2D",
+        2,
+        &[
+            ("T", ty(t)),
+            ("strides", ints(&strides)),
+            ("dilations", ints(&dilations)),
+            ("padding", s(padding)),
+            ("explicit_paddings", ints(explicit)),
+            ("data_format", s(format)),
+        ],
+    )
+}
+
+/// Input (NHWC), filter (HWIO), strides, dilations (NHWC order), padding,
+/// explicit paddings (NHWC order).
+type ConvCase = (
+    [usize; 4],
+    [usize; 4],
+    [i64; 4],
+    [i64; 4],
+    &'static str,
+    Vec<i64>,
+);
+
+#[test]
+fn conv2d_matches_cpu_nhwc_and_nchw() {
+    let Some(dev) = gpu() else { return };
+    // (input NHWC, filter HWIO, strides, dilations, padding, explicit NHWC).
+    let cases: Vec<ConvCase> = vec![
+        (
+            [2, 7, 6, 3],
+            [3, 3, 3, 4],
+            [1, 1, 1, 1],
+            [1; 4],
+            "SAME",
+            vec![],
+        ),
+        (
+            [2, 7, 6, 3],
+            [2, 4, 3, 5],
+            [1, 1, 1, 1],
+            [1; 4],
+            "SAME",
+            vec![],
+        ),
+        (
+            [1, 9, 8, 2],
+            [3, 2, 2, 3],
+            [1, 2, 3, 1],
+            [1; 4],
+            "VALID",
+            vec![],
+        ),
+        (
+            [1, 8, 8, 4],
+            [3, 3, 4, 2],
+            [1, 2, 2, 1],
+            [1; 4],
+            "SAME",
+            vec![],
+        ),
+        (
+            [1, 9, 9, 2],
+            [3, 3, 2, 2],
+            [1, 1, 1, 1],
+            [1, 2, 2, 1],
+            "SAME",
+            vec![],
+        ),
+        (
+            [2, 5, 6, 3],
+            [2, 2, 3, 4],
+            [1, 1, 1, 1],
+            [1; 4],
+            "EXPLICIT",
+            vec![0, 0, 1, 2, 3, 0, 0, 0],
+        ),
+        // Grouped: input depth 6, filter depth 2 (3 groups), 6 outputs.
+        (
+            [1, 5, 5, 6],
+            [3, 3, 2, 6],
+            [1, 1, 1, 1],
+            [1; 4],
+            "SAME",
+            vec![],
+        ),
+        (
+            [1, 4, 4, 3],
+            [1, 1, 3, 8],
+            [1, 1, 1, 1],
+            [1; 4],
+            "VALID",
+            vec![],
+        ),
+    ];
+    for t in [DtFloat, DtDouble, DtHalf] {
+        let (abs, rel) = match t {
+            DtDouble => (1e-12, 1e-12),
+            DtFloat => (1e-5, 1e-5),
+            _ => (1e-2, 4e-3),
+        };
+        for (input, filter, strides, dilations, padding, explicit) in &cases {
+            let x = random(t, input, 6);
+            let w = random(t, filter, 7);
+            let nhwc = conv(t, "NHWC", *strides, *dilations, padding, explicit);
+            let cpu = run_cpu(&nhwc, &[x.clone(), w.clone()]).unwrap();
+            let gpu = run_gpu(&dev, &nhwc, &[x.clone(), w.clone()]).unwrap();
+            assert_eq!(gpu[0].dims(), cpu[0].dims());
+            assert_close(&values(&gpu[0]), &values(&cpu[0]), (abs, rel));
+            let explicit_nchw = explicit_to_nchw(explicit);
+            let nchw = conv(
+                t,
+                "NCHW",
+                nchw_list(strides),
+                nchw_list(dilations),
+                padding,
+                &explicit_nchw,
+            );
+            let gpu = run_gpu(&dev, &nchw, &[to_nchw(&x), w]).unwrap();
+            let expected = to_nchw(&cpu[0]);
+            assert_eq!(gpu[0].dims(), expected.dims());
+            assert_close(&values(&gpu[0]), &values(&expected), (abs, rel));
+        }
+    }
+}
+
+#[test]
+fn conv2d_empty_and_errors() {
+    let Some(dev) = gpu() else { return };
+    let n = conv(DtFloat, "NHWC", [1; 4], [1; 4], "SAME", &[]);
+    // Empty batch, and an input with no channels (zeros).
+    for (input, filter) in [([0, 4, 4, 2], [3, 3, 2, 3]), ([1, 4, 4, 0], [3, 3, 1, 3])] {
+        let x = random(DtFloat, &input, 1);
+        let w = random(DtFloat, &filter, 2);
+        let cpu = run_cpu(&n, &[x.clone(), w.clone()]);
+        let gpu = run_gpu(&dev, &n, &[x, w]);
+        match (cpu, gpu) {
+            (Ok(c), Ok(g)) => {
+                assert_eq!(c[0].dims(), g[0].dims());
+                assert_eq!(values(&c[0]), values(&g[0]));
+            }
+            (Err(c), Err(g)) => assert_eq!(g.to_string(), c.to_string()),
+            (c, g) => panic!("CPU {c:?} vs GPU {g:?}"),
+        }
+    }
+    for (input, filter) in [
+        (vec![4, 4, 2], vec![3, 3, 2, 3]),
+        (vec![1, 4, 4, 3], vec![3, 3, 2, 3]),
+        (vec![1, 4, 4, 4], vec![3, 3, 2, 3]),
+        (vec![1, 1, 1, 2], vec![3, 3, 2, 3]),
+    ] {
+        let v = conv(DtFloat, "NHWC", [1; 4], [1; 4], "VALID", &[]);
+        let x = random(DtFloat, &input, 1);
+        let w = random(DtFloat, &filter, 2);
+        let cpu = run_cpu(&v, &[x.clone(), w.clone()])
+            .unwrap_err()
+            .to_string();
+        let gpu = run_gpu(&dev, &v, &[x, w]).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- FusedBatchNormV3 ----
+
+fn batch_norm(t: DataType, training: bool, format: &str, epsilon: f32, factor: f32) -> NodeDef {
+    node(
+        "FusedBatchNormV3",
+        5,
+        &[
+            ("T", ty(t)),
+            ("U", ty(DtFloat)),
+            ("is_training", b(training)),
+            ("data_format", s(format)),
+            ("epsilon", f(epsilon)),
+            ("exponential_avg_factor", f(factor)),
+        ],
+    )
+}
+
+#[test]
+fn batch_norm_matches_cpu() {
+    let Some(dev) = gpu() else { return };
+    for t in [DtFloat, DtHalf, DtBfloat16] {
+        let (abs, rel) = match t {
+            DtFloat => (1e-5, 1e-5),
+            DtHalf => (4e-3, 2e-3),
+            _ => (3e-2, 1.6e-2),
+        };
+        for (format, shape, c) in [
+            ("NHWC", vec![2, 5, 4, 3], 3),
+            ("NCHW", vec![2, 3, 5, 4], 3),
+            ("NHWC", vec![64, 1, 1, 300], 300),
+            ("NCDHW", vec![2, 2, 3, 4, 5], 2),
+            ("NDHWC", vec![2, 3, 4, 5, 2], 2),
+            ("NCHW", vec![1, 4, 33, 20], 4),
+        ] {
+            for (training, factor) in [(false, 1.0), (true, 1.0), (true, 0.25)] {
+                let n = batch_norm(t, training, format, 1e-3, factor);
+                let x = tensor(
+                    t,
+                    &shape,
+                    &pseudo_random(shape.iter().product(), 8)
+                        .iter()
+                        .map(|v| v * 3.0 + 1.0)
+                        .collect::<Vec<_>>(),
+                );
+                let scale = random(DtFloat, &[c], 9);
+                let offset = random(DtFloat, &[c], 10);
+                let mean = random(DtFloat, &[c], 11);
+                let var = tensor(
+                    DtFloat,
+                    &[c],
+                    &pseudo_random(c, 12)
+                        .iter()
+                        .map(|v| v.abs() + 0.5)
+                        .collect::<Vec<_>>(),
+                );
+                let out = compare(&dev, &n, &[x, scale, offset, mean, var], (abs, rel));
+                assert_eq!(out.len(), 6);
+                assert_eq!(out[5].dims(), &[] as &[usize]);
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_norm_empty_and_errors() {
+    let Some(dev) = gpu() else { return };
+    let v3 = |c| random(DtFloat, &[c], 1);
+    for training in [false, true] {
+        let n = batch_norm(DtFloat, training, "NHWC", 1e-3, 1.0);
+        let x = tensor(DtFloat, &[0, 2, 2, 3], &[]);
+        let out = compare(&dev, &n, &[x, v3(3), v3(3), v3(3), v3(3)], (0.0, 0.0));
+        assert!(values(&out[1]).iter().all(|v| v.is_nan()));
+    }
+    let n = batch_norm(DtFloat, false, "NHWC", 1e-3, 1.0);
+    for inputs in [
+        vec![random(DtFloat, &[2, 3, 3], 1), v3(3), v3(3), v3(3), v3(3)],
+        vec![
+            random(DtFloat, &[1, 2, 2, 3], 1),
+            v3(2),
+            v3(3),
+            v3(3),
+            v3(3),
+        ],
+        vec![
+            random(DtFloat, &[1, 2, 2, 3], 1),
+            v3(3),
+            v3(3),
+            v3(0),
+            v3(3),
+        ],
+    ] {
+        let cpu = run_cpu(&n, &inputs).unwrap_err().to_string();
+        let gpu = run_gpu(&dev, &n, &inputs).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
