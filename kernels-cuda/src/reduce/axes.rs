@@ -1,0 +1,288 @@
+//! Reading `reduction_indices` and planning a reduction on the host:
+//! TensorFlow's `ReductionHelper::Simplify` (as `kernels-cpu` ports it:
+//! size-1 dimensions dropped, adjacent reduced or kept dimensions merged),
+//! then the GPU layout: `[outer, r, inner]` when the reduced dimensions are
+//! one contiguous run, else a permutation that moves them last first.
+
+use registry_core::kernel::KernelError;
+use registry_core::kernel_ensure;
+use registry_core::proto::DataType;
+use registry_core::tensor::{Tensor, TensorShape};
+use smallvec::SmallVec;
+
+use crate::gpu::ShapeArg;
+
+/// Axis values as read from an index tensor.
+pub(crate) type Axes = SmallVec<[i64; 8]>;
+
+/// Reads an int16/int32/int64 host tensor of axes of rank 0 or 1. `what`
+/// names the input in errors.
+pub(crate) fn read_axes(t: &Tensor, what: &str) -> Result<Axes, KernelError> {
+    kernel_ensure!(
+        t.shape().rank() <= 1,
+        "Expected {what} to be a scalar or vector, but got shape: {}",
+        t.shape()
+    );
+    let axes = match t.dtype() {
+        DataType::DtInt32 => t.as_slice::<i32>()?.iter().map(|&a| i64::from(a)).collect(),
+        DataType::DtInt64 => t.as_slice::<i64>()?.iter().copied().collect(),
+        DataType::DtInt16 => t.as_slice::<i16>()?.iter().map(|&a| i64::from(a)).collect(),
+        other => {
+            return Err(KernelError::invalid_argument(format!(
+                "{what} must be int16, int32 or int64, got {}",
+                other.as_str_name()
+            )));
+        }
+    };
+    Ok(axes)
+}
+
+/// How the GPU reduces an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Nothing is reduced: the output is the input, reshaped.
+    Identity,
+    /// The input is `[outer, r, inner]` and the middle dimension is
+    /// reduced (`r` = 0 for an empty input: every output is the
+    /// reduction of nothing).
+    Contiguous {
+        /// Product of the kept dimensions before the reduced ones.
+        outer: usize,
+        /// Product of the reduced dimensions.
+        r: usize,
+        /// Product of the kept dimensions after them.
+        inner: usize,
+    },
+    /// The input is first gathered into `[kept..., reduced...]` (the
+    /// strided copy `dims`/`steps`), then reduced as `[outer, r, 1]`.
+    Permuted {
+        /// The gather's output dimensions (kept groups, then reduced ones).
+        dims: ShapeArg,
+        /// The input step of each.
+        steps: ShapeArg,
+        /// Product of the kept dimensions.
+        outer: usize,
+        /// Product of the reduced dimensions.
+        r: usize,
+    },
+}
+
+/// A planned reduction: the output's shape and the layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReductionPlan {
+    /// The output's shape (reduced dims dropped, or kept as 1 with `keep_dims`).
+    pub(crate) out_shape: TensorShape,
+    /// How to reduce.
+    pub(crate) layout: Layout,
+}
+
+impl ReductionPlan {
+    /// Plans the reduction of a tensor of `dims` over `axes` (negative axes
+    /// count from the end; duplicates are allowed), with TF's messages.
+    pub(crate) fn new(dims: &[usize], axes: &[i64], keep_dims: bool) -> Result<Self, KernelError> {
+        let rank = dims.len();
+        let rank_i = i64::try_from(rank).unwrap_or(i64::MAX);
+        let mut bitmap: SmallVec<[bool; 8]> = SmallVec::from_elem(false, rank);
+        for &axis in axes {
+            kernel_ensure!(
+                (-rank_i..rank_i).contains(&axis),
+                "Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
+            );
+            let index = if axis < 0 { axis + rank_i } else { axis };
+            if let Some(slot) = usize::try_from(index).ok().and_then(|i| bitmap.get_mut(i)) {
+                *slot = true;
+            }
+        }
+        let mut out_dims: SmallVec<[usize; 8]> = SmallVec::new();
+        for (&d, &reduced) in dims.iter().zip(&bitmap) {
+            if !reduced {
+                out_dims.push(d);
+            } else if keep_dims {
+                out_dims.push(1);
+            }
+        }
+        let out_shape = TensorShape::new(&out_dims)?;
+        let in_count: usize = dims.iter().product();
+        let out_count = out_shape.num_elements();
+        let layout = if in_count == 0 {
+            if out_count == 0 {
+                // Nothing to compute: an empty output.
+                Layout::Contiguous {
+                    outer: 0,
+                    r: 0,
+                    inner: 1,
+                }
+            } else {
+                Layout::Contiguous {
+                    outer: out_count,
+                    r: 0,
+                    inner: 1,
+                }
+            }
+        } else {
+            layout(dims, &bitmap)?
+        };
+        Ok(Self { out_shape, layout })
+    }
+}
+
+/// The layout of a non-empty input of `dims` reduced where `reduced`.
+fn layout(dims: &[usize], reduced: &[bool]) -> Result<Layout, KernelError> {
+    // Runs of reduced / kept dims, size-1 dims joining the current run.
+    let mut groups: SmallVec<[(usize, bool); 8]> = SmallVec::new();
+    for (&d, &red) in dims.iter().zip(reduced) {
+        if d == 1 {
+            continue;
+        }
+        match groups.last_mut() {
+            Some((size, run)) if *run == red => *size *= d,
+            _ => groups.push((d, red)),
+        }
+    }
+    let reduced_runs = groups.iter().filter(|g| g.1).count();
+    if reduced_runs == 0 {
+        return Ok(Layout::Identity);
+    }
+    let product = |gs: &[(usize, bool)]| gs.iter().map(|g| g.0).product::<usize>();
+    if reduced_runs == 1 {
+        let at = groups.iter().position(|g| g.1).unwrap_or(0);
+        return Ok(Layout::Contiguous {
+            outer: product(&groups[..at]),
+            r: groups[at].0,
+            inner: product(&groups[at + 1..]),
+        });
+    }
+    // Row-major strides of the groups, then kept groups first.
+    let mut strides: SmallVec<[usize; 8]> = SmallVec::from_elem(1, groups.len());
+    for i in (0..groups.len() - 1).rev() {
+        strides[i] = strides[i + 1] * groups[i + 1].0;
+    }
+    let mut order: SmallVec<[usize; 8]> = (0..groups.len()).filter(|&i| !groups[i].1).collect();
+    order.extend((0..groups.len()).filter(|&i| groups[i].1));
+    let as_i64 = |v: usize| i64::try_from(v).map_err(|_| KernelError::internal("size overflow"));
+    let dims_v = order
+        .iter()
+        .map(|&i| as_i64(groups[i].0))
+        .collect::<Result<SmallVec<[i64; 8]>, _>>()?;
+    let steps_v = order
+        .iter()
+        .map(|&i| as_i64(strides[i]))
+        .collect::<Result<SmallVec<[i64; 8]>, _>>()?;
+    let too_many = || {
+        KernelError::unimplemented(format!(
+            "GPU reductions handle at most 8 alternating runs of reduced and kept dimensions, \
+             got {}",
+            groups.len()
+        ))
+    };
+    let kept: SmallVec<[(usize, bool); 8]> = groups.iter().copied().filter(|g| !g.1).collect();
+    let red: SmallVec<[(usize, bool); 8]> = groups.iter().copied().filter(|g| g.1).collect();
+    Ok(Layout::Permuted {
+        dims: ShapeArg::new(&dims_v).ok_or_else(too_many)?,
+        steps: ShapeArg::new(&steps_v).ok_or_else(too_many)?,
+        outer: product(&kept),
+        r: product(&red),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(dims: &[usize], axes: &[i64], keep: bool) -> ReductionPlan {
+        ReductionPlan::new(dims, axes, keep).unwrap()
+    }
+
+    #[test]
+    fn contiguous_reductions_become_outer_r_inner() {
+        // TF's example: [2, 1, 3, 1, 5] over [1, 4] is [6, 5] over [1].
+        let p = plan(&[2, 1, 3, 1, 5], &[1, 4], false);
+        assert_eq!(p.out_shape.dims(), &[2, 3, 1]);
+        assert_eq!(
+            p.layout,
+            Layout::Contiguous {
+                outer: 6,
+                r: 5,
+                inner: 1
+            }
+        );
+        let p = plan(&[4, 6, 7], &[-2, 1], true);
+        assert_eq!(p.out_shape.dims(), &[4, 1, 7]);
+        assert_eq!(
+            p.layout,
+            Layout::Contiguous {
+                outer: 4,
+                r: 6,
+                inner: 7
+            }
+        );
+        let p = plan(&[4, 6], &[0, 1], false);
+        assert_eq!(
+            p.layout,
+            Layout::Contiguous {
+                outer: 1,
+                r: 24,
+                inner: 1
+            }
+        );
+        assert_eq!(plan(&[3, 1], &[1], false).layout, Layout::Identity);
+        assert_eq!(plan(&[], &[], false).layout, Layout::Identity);
+        assert_eq!(plan(&[1, 1], &[0, 1], false).layout, Layout::Identity);
+    }
+
+    #[test]
+    fn empty_inputs_reduce_nothing_into_each_output() {
+        let p = plan(&[3, 0], &[1], false);
+        assert_eq!(
+            p.layout,
+            Layout::Contiguous {
+                outer: 3,
+                r: 0,
+                inner: 1
+            }
+        );
+        let p = plan(&[0, 3], &[1], false);
+        assert_eq!(p.out_shape.dims(), &[0]);
+        assert_eq!(
+            p.layout,
+            Layout::Contiguous {
+                outer: 0,
+                r: 0,
+                inner: 1
+            }
+        );
+    }
+
+    #[test]
+    fn scattered_axes_are_permuted_first() {
+        // [2, 3, 4, 5] over [0, 2]: gather [3, 5, 2, 4] with steps
+        // [20, 1, 60, 5], then [15, 8].
+        let p = plan(&[2, 3, 4, 5], &[0, 2], false);
+        let Layout::Permuted {
+            dims,
+            steps,
+            outer,
+            r,
+        } = p.layout
+        else {
+            panic!("{:?}", p.layout)
+        };
+        assert_eq!(&dims.d[..4], &[3, 5, 2, 4]);
+        assert_eq!(&steps.d[..4], &[20, 1, 60, 5]);
+        assert_eq!((outer, r), (15, 8));
+        assert_eq!(p.out_shape.dims(), &[3, 5]);
+    }
+
+    #[test]
+    fn rejects_out_of_range_axes() {
+        let e = ReductionPlan::new(&[2, 3], &[2], false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid reduction dimension (2 for input with 2 dimension(s)"
+        );
+        assert!(ReductionPlan::new(&[2, 3], &[-3], false).is_err());
+        assert!(ReductionPlan::new(&[], &[0], false).is_err());
+        let t = Tensor::from_vec([1, 1], vec![0i32]).unwrap();
+        assert!(read_axes(&t, "reduction_indices").is_err());
+    }
+}

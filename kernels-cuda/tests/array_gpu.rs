@@ -1,0 +1,607 @@
+//! The GPU array kernels against the CPU kernels: each case runs the same
+//! node on both devices (the GPU's inputs uploaded, host-memory args left
+//! on the host) and the outputs must be identical, bit for bit (these ops
+//! only move elements), or both must fail with the same message. Skips,
+//! saying so, without a GPU.
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+
+use kernels_cuda::gpu::GpuDevice;
+use registry_core::OpRegistry;
+use registry_core::create_op_kernel;
+use registry_core::device::Device;
+use registry_core::proto::attr_value::{ListValue, Value};
+use registry_core::proto::{AttrValue, DataType, NodeDef};
+use registry_core::tensor::Tensor;
+
+fn gpu() -> Option<Arc<GpuDevice>> {
+    kernels_cpu::link();
+    kernels_cuda::link();
+    match GpuDevice::get() {
+        Ok(dev) => Some(dev),
+        Err(_) => {
+            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
+            None
+        }
+    }
+}
+
+fn ty(t: DataType) -> AttrValue {
+    AttrValue {
+        value: Some(Value::Type(t as i32)),
+    }
+}
+
+fn int(i: i64) -> AttrValue {
+    AttrValue {
+        value: Some(Value::I(i)),
+    }
+}
+
+fn ints(v: &[i64]) -> AttrValue {
+    AttrValue {
+        value: Some(Value::List(ListValue {
+            i: v.to_vec(),
+            ..Default::default()
+        })),
+    }
+}
+
+/// A node for `op` whose type attrs are read off `inputs` (and `N` from
+/// their count), plus `attrs`.
+fn node_for(op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]) -> NodeDef {
+    let op_def = OpRegistry::global().look_up_op_def(op).unwrap();
+    let mut node = NodeDef {
+        name: "n".into(),
+        op: op.into(),
+        input: (0..inputs.len()).map(|i| format!("x{i}")).collect(),
+        ..Default::default()
+    };
+    for (k, v) in attrs {
+        node.attr.insert((*k).to_owned(), v.clone());
+    }
+    let fixed = op_def
+        .input_arg
+        .iter()
+        .filter(|a| a.number_attr.is_empty())
+        .count();
+    let mut at = 0;
+    for arg in &op_def.input_arg {
+        let n = if arg.number_attr.is_empty() {
+            1
+        } else {
+            let n = inputs.len() - fixed;
+            node.attr
+                .entry(arg.number_attr.clone())
+                .or_insert_with(|| int(n as i64));
+            n
+        };
+        if !arg.type_attr.is_empty() && n > 0 {
+            node.attr
+                .entry(arg.type_attr.clone())
+                .or_insert_with(|| ty(inputs[at].dtype()));
+        }
+        at += n;
+    }
+    node
+}
+
+/// Random elements of any fixed-size dtype (bools 0 or 1), from `seed`.
+fn data(dtype: DataType, shape: &[usize], seed: u64) -> Tensor {
+    let mut t = Tensor::zeros(dtype, shape).unwrap();
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for b in t.as_mut_bytes().unwrap() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        *b = if dtype == DataType::DtBool {
+            (s & 1) as u8
+        } else {
+            (s >> 24) as u8
+        };
+    }
+    t
+}
+
+fn i32v(v: &[i32]) -> Tensor {
+    Tensor::from_slice([v.len()], v).unwrap()
+}
+
+fn i64v(v: &[i64]) -> Tensor {
+    Tensor::from_slice([v.len()], v).unwrap()
+}
+
+/// Runs `op` on both devices; `host` lists the inputs that stay on the
+/// host for the GPU kernel. Returns the GPU's output (on the host), after
+/// checking it equals the CPU's, or the common error message.
+fn compare(
+    dev: &GpuDevice,
+    op: &str,
+    inputs: &[Tensor],
+    host: &[usize],
+    attrs: &[(&str, AttrValue)],
+) -> Result<Tensor, String> {
+    let node = node_for(op, inputs, attrs);
+    let cpu = create_op_kernel("CPU", &node).unwrap_or_else(|e| panic!("{op} CPU: {e}"));
+    let gpu = create_op_kernel("GPU", &node).unwrap_or_else(|e| panic!("{op} GPU: {e}"));
+    let want = cpu.compute(inputs.to_vec());
+    let gpu_inputs: Vec<Tensor> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if host.contains(&i) {
+                t.clone()
+            } else {
+                dev.upload(t).unwrap()
+            }
+        })
+        .collect();
+    let got = gpu.compute(gpu_inputs);
+    match (want, got) {
+        (Ok(want), Ok(got)) => {
+            assert_eq!(got.len(), 1);
+            assert!(!got[0].is_on_host(), "{op}: the GPU output is on the host");
+            let got = got[0].to_host().unwrap();
+            let want = &want[0];
+            assert_eq!(got.dtype(), want.dtype(), "{op}");
+            assert_eq!(got.shape(), want.shape(), "{op}");
+            assert_eq!(
+                got.as_bytes().unwrap(),
+                want.as_bytes().unwrap(),
+                "{op} on {:?}: GPU and CPU differ",
+                inputs.first().map(Tensor::shape)
+            );
+            Ok(got)
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a.to_string(), b.to_string(), "{op}: different errors");
+            Err(a.to_string())
+        }
+        (a, b) => panic!("{op}: CPU gave {a:?}, GPU gave {b:?}"),
+    }
+}
+
+const TYPES: [DataType; 8] = [
+    DataType::DtFloat,
+    DataType::DtHalf,
+    DataType::DtInt64,
+    DataType::DtBool,
+    DataType::DtUint8,
+    DataType::DtComplex128,
+    DataType::DtBfloat16,
+    DataType::DtInt32,
+];
+
+#[test]
+fn const_identity_and_reshapes() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let value = data(dt, &[2, 3], k as u64);
+        let node = NodeDef {
+            name: "c".into(),
+            op: "Const".into(),
+            attr: [
+                ("dtype".to_owned(), ty(dt)),
+                (
+                    "value".to_owned(),
+                    AttrValue {
+                        value: Some(Value::Tensor(value.to_proto())),
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            ..Default::default()
+        };
+        let c = create_op_kernel("GPU", &node).unwrap();
+        let a = c.compute([]).unwrap().remove(0);
+        let b = c.compute([]).unwrap().remove(0);
+        assert!(a.shares_buffer_with(&b), "Const outputs share one buffer");
+        assert_eq!(
+            a.to_host().unwrap().as_bytes().unwrap(),
+            value.as_bytes().unwrap()
+        );
+
+        let x = data(dt, &[2, 3, 4], 10 + k as u64);
+        compare(&dev, "Identity", std::slice::from_ref(&x), &[], &[]).unwrap();
+        compare(&dev, "Reshape", &[x.clone(), i32v(&[4, -1])], &[1], &[]).unwrap();
+        compare(&dev, "Reshape", &[x.clone(), i64v(&[5, -1])], &[1], &[]).unwrap_err();
+        compare(
+            &dev,
+            "ExpandDims",
+            &[x.clone(), Tensor::scalar(-1i32)],
+            &[1],
+            &[],
+        )
+        .unwrap();
+        compare(
+            &dev,
+            "ExpandDims",
+            &[x.clone(), Tensor::scalar(5i64)],
+            &[1],
+            &[],
+        )
+        .unwrap_err();
+        let y = data(dt, &[1, 3, 1], 20);
+        compare(&dev, "Squeeze", std::slice::from_ref(&y), &[], &[]).unwrap();
+        compare(
+            &dev,
+            "Squeeze",
+            std::slice::from_ref(&y),
+            &[],
+            &[("squeeze_dims", ints(&[-1]))],
+        )
+        .unwrap();
+        compare(&dev, "Squeeze", &[y], &[], &[("squeeze_dims", ints(&[1]))]).unwrap_err();
+    }
+    let node = NodeDef {
+        name: "n".into(),
+        op: "NoOp".into(),
+        ..Default::default()
+    };
+    assert!(
+        create_op_kernel("GPU", &node)
+            .unwrap()
+            .compute([])
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn transpose_matches_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let x = data(dt, &[2, 3, 4, 5], k as u64);
+        for perm in [
+            [0, 1, 2, 3],
+            [3, 2, 1, 0],
+            [0, 2, 1, 3],
+            [1, 0, 3, 2],
+            [0, 1, 3, 2],
+        ] {
+            compare(&dev, "Transpose", &[x.clone(), i32v(&perm)], &[1], &[]).unwrap();
+        }
+        let big = data(dt, &[67, 129], 3);
+        compare(&dev, "Transpose", &[big, i64v(&[1, 0])], &[1], &[]).unwrap();
+        let empty = data(dt, &[0, 3], 3);
+        compare(&dev, "Transpose", &[empty, i32v(&[1, 0])], &[1], &[]).unwrap();
+        let ones = data(dt, &[1, 3, 1, 2], 3);
+        compare(&dev, "Transpose", &[ones, i32v(&[2, 1, 0, 3])], &[1], &[]).unwrap();
+        compare(
+            &dev,
+            "Transpose",
+            &[x.clone(), i32v(&[0, 0, 1, 2])],
+            &[1],
+            &[],
+        )
+        .unwrap_err();
+        compare(&dev, "Transpose", &[x, i32v(&[0, 1])], &[1], &[]).unwrap_err();
+    }
+    // Nine dimensions that merge to fewer.
+    let x = data(DataType::DtFloat, &[2, 1, 2, 1, 2, 1, 2, 1, 3], 9);
+    compare(
+        &dev,
+        "Transpose",
+        &[x, i32v(&[8, 1, 2, 3, 4, 5, 6, 7, 0])],
+        &[1],
+        &[],
+    )
+    .unwrap();
+}
+
+#[test]
+fn concat_and_pack_match_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let a = data(dt, &[2, 3, 4], k as u64);
+        let b = data(dt, &[2, 1, 4], 1 + k as u64);
+        let c = data(dt, &[2, 0, 4], 2);
+        for axis in [1i32, -2] {
+            compare(
+                &dev,
+                "ConcatV2",
+                &[a.clone(), b.clone(), c.clone(), Tensor::scalar(axis)],
+                &[3],
+                &[],
+            )
+            .unwrap();
+        }
+        let a2 = data(dt, &[2, 3, 4], 5);
+        for axis in [0i64, 2] {
+            compare(
+                &dev,
+                "ConcatV2",
+                &[a.clone(), a2.clone(), Tensor::scalar(axis)],
+                &[2],
+                &[],
+            )
+            .unwrap();
+        }
+        compare(
+            &dev,
+            "ConcatV2",
+            &[a.clone(), b.clone(), Tensor::scalar(0i32)],
+            &[2],
+            &[],
+        )
+        .unwrap_err();
+        compare(
+            &dev,
+            "ConcatV2",
+            &[a.clone(), b.clone(), Tensor::scalar(3i32)],
+            &[2],
+            &[],
+        )
+        .unwrap_err();
+        let s1 = data(dt, &[], 7);
+        let s2 = data(dt, &[], 8);
+        compare(
+            &dev,
+            "ConcatV2",
+            &[s1.clone(), s2.clone(), Tensor::scalar(0i32)],
+            &[2],
+            &[],
+        )
+        .unwrap();
+        for axis in [0i64, 1, 3, -1] {
+            compare(
+                &dev,
+                "Pack",
+                &[a.clone(), a2.clone(), a.clone()],
+                &[],
+                &[("axis", int(axis))],
+            )
+            .unwrap();
+        }
+        compare(&dev, "Pack", &[s1, s2], &[], &[]).unwrap();
+        compare(
+            &dev,
+            "Pack",
+            std::slice::from_ref(&a),
+            &[],
+            &[("axis", int(1))],
+        )
+        .unwrap();
+        compare(&dev, "Pack", &[a.clone(), b], &[], &[]).unwrap_err();
+        compare(&dev, "Pack", &[a.clone(), a2], &[], &[("axis", int(5))]).unwrap_err();
+    }
+}
+
+#[test]
+fn slices_match_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let x = data(dt, &[4, 5, 6], k as u64);
+        let cases: [(&[i32], &[i32]); 5] = [
+            (&[1, 0, 2], &[2, 5, 3]),
+            (&[0, 0, 0], &[-1, -1, -1]),
+            (&[3, 4, 5], &[1, 1, 1]),
+            (&[1, 2, 3], &[0, 2, 2]),
+            (&[0, 1, 0], &[4, -1, 1]),
+        ];
+        for (b, s) in cases {
+            compare(&dev, "Slice", &[x.clone(), i32v(b), i32v(s)], &[1, 2], &[]).unwrap();
+        }
+        compare(
+            &dev,
+            "Slice",
+            &[x.clone(), i64v(&[0, 0, 5]), i64v(&[1, 1, 2])],
+            &[1, 2],
+            &[],
+        )
+        .unwrap_err();
+
+        let ss = |b: &[i32], e: &[i32], s: &[i32], masks: &[(&str, i64)]| {
+            let attrs: Vec<(&str, AttrValue)> = masks.iter().map(|&(n, v)| (n, int(v))).collect();
+            compare(
+                &dev,
+                "StridedSlice",
+                &[x.clone(), i32v(b), i32v(e), i32v(s)],
+                &[1, 2, 3],
+                &attrs,
+            )
+        };
+        ss(&[0, 0, 0], &[4, 5, 6], &[1, 1, 1], &[]).unwrap();
+        ss(
+            &[3, 4, 5],
+            &[0, 0, 0],
+            &[-1, -1, -1],
+            &[("begin_mask", 0), ("end_mask", 7)],
+        )
+        .unwrap();
+        ss(&[1, 0, 0], &[3, 5, 6], &[1, 2, -2], &[("end_mask", 4)]).unwrap();
+        ss(
+            &[-1, 0, 0],
+            &[0, 0, 0],
+            &[1, 1, 1],
+            &[("shrink_axis_mask", 1), ("end_mask", 6)],
+        )
+        .unwrap();
+        ss(&[0, 2], &[0, 5], &[1, 3], &[("ellipsis_mask", 1)]).unwrap();
+        ss(
+            &[0, 0, 1],
+            &[0, 0, 4],
+            &[1, 1, 2],
+            &[("new_axis_mask", 2), ("begin_mask", 1), ("end_mask", 1)],
+        )
+        .unwrap();
+        ss(&[1, 1, 1], &[1, 1, 1], &[1, 1, 1], &[]).unwrap();
+        ss(&[0, 0, 0], &[4, 5, 6], &[1, 0, 1], &[]).unwrap_err();
+        ss(
+            &[9, 0, 0],
+            &[0, 5, 6],
+            &[1, 1, 1],
+            &[("shrink_axis_mask", 1)],
+        )
+        .unwrap_err();
+    }
+}
+
+#[test]
+fn tile_and_pad_match_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let x = data(dt, &[2, 3, 4], k as u64);
+        for m in [[1, 1, 1], [2, 1, 1], [1, 3, 2], [3, 2, 4], [0, 2, 1]] {
+            compare(&dev, "Tile", &[x.clone(), i32v(&m)], &[1], &[]).unwrap();
+        }
+        compare(
+            &dev,
+            "Tile",
+            &[data(dt, &[1, 0], 1), i64v(&[3, 2])],
+            &[1],
+            &[],
+        )
+        .unwrap();
+        compare(&dev, "Tile", &[x.clone(), i32v(&[1, -1, 1])], &[1], &[]).unwrap_err();
+        compare(&dev, "Tile", &[x.clone(), i32v(&[1, 1])], &[1], &[]).unwrap_err();
+
+        let pads = |p: &[i32]| Tensor::from_slice([p.len() / 2, 2], p).unwrap();
+        for p in [
+            [0, 0, 0, 0, 0, 0],
+            [1, 2, 0, 0, 0, 0],
+            [0, 0, 3, 1, 0, 2],
+            [1, 1, 1, 1, 1, 1],
+        ] {
+            compare(&dev, "Pad", &[x.clone(), pads(&p)], &[1], &[]).unwrap();
+        }
+        compare(
+            &dev,
+            "Pad",
+            &[data(dt, &[0, 2], 1), pads(&[1, 1, 0, 1])],
+            &[1],
+            &[],
+        )
+        .unwrap();
+        compare(
+            &dev,
+            "Pad",
+            &[x.clone(), pads(&[0, 0, -1, 0, 0, 0])],
+            &[1],
+            &[],
+        )
+        .unwrap_err();
+        compare(&dev, "Pad", &[x.clone(), pads(&[0, 0, 0, 0])], &[1], &[]).unwrap_err();
+    }
+}
+
+#[test]
+fn gather_and_one_hot_match_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, &dt) in TYPES.iter().enumerate() {
+        let p = data(dt, &[4, 5, 3], k as u64);
+        let idx32 = Tensor::from_slice([2, 3], &[0i32, 4, 2, 2, 1, 3]).unwrap();
+        let idx64 = Tensor::from_slice([3], &[3i64, 0, 3]).unwrap();
+        for axis in [0i32, 1, -1] {
+            compare(
+                &dev,
+                "GatherV2",
+                &[p.clone(), idx64.clone(), Tensor::scalar(axis)],
+                &[2],
+                &[],
+            )
+            .unwrap();
+        }
+        compare(
+            &dev,
+            "GatherV2",
+            &[p.clone(), idx32.clone(), Tensor::scalar(1i64)],
+            &[2],
+            &[],
+        )
+        .unwrap();
+        let bidx = Tensor::from_slice([4, 2], &[0i32, 4, 1, 1, 2, 0, 3, 3]).unwrap();
+        compare(
+            &dev,
+            "GatherV2",
+            &[p.clone(), bidx, Tensor::scalar(1i32)],
+            &[2],
+            &[("batch_dims", int(1))],
+        )
+        .unwrap();
+        let empty = Tensor::from_slice([0], &[] as &[i32]).unwrap();
+        compare(
+            &dev,
+            "GatherV2",
+            &[p.clone(), empty, Tensor::scalar(0i32)],
+            &[2],
+            &[],
+        )
+        .unwrap();
+        compare(
+            &dev,
+            "GatherV2",
+            &[p.clone(), idx32.clone(), Tensor::scalar(3i32)],
+            &[2],
+            &[],
+        )
+        .unwrap_err();
+
+        let on = data(dt, &[], 1);
+        let off = data(dt, &[], 2);
+        let i8s = Tensor::from_slice([2, 3], &[0u8, 3, 1, 7, 2, 2]).unwrap();
+        let i32s = Tensor::from_slice([2, 3], &[0i32, -1, 1, 3, 2, 2]).unwrap();
+        let i64s = Tensor::from_slice([4], &[1i64, 0, 5, 2]).unwrap();
+        for (idx, axis) in [
+            (i8s, -1i64),
+            (i32s.clone(), 0),
+            (i32s.clone(), 1),
+            (i64s, -1),
+        ] {
+            compare(
+                &dev,
+                "OneHot",
+                &[idx, Tensor::scalar(4i32), on.clone(), off.clone()],
+                &[1],
+                &[("axis", int(axis))],
+            )
+            .unwrap();
+        }
+        compare(
+            &dev,
+            "OneHot",
+            &[i32s.clone(), Tensor::scalar(0i32), on.clone(), off.clone()],
+            &[1],
+            &[],
+        )
+        .unwrap();
+        compare(
+            &dev,
+            "OneHot",
+            &[i32s, Tensor::scalar(-2i32), on, off],
+            &[1],
+            &[],
+        )
+        .unwrap_err();
+    }
+}
+
+/// TF's GPU gather writes zeros for indices outside `[0, dim)` (the CPU
+/// kernel reports them instead).
+#[test]
+fn gather_out_of_range_indices_give_zeros_on_gpu() {
+    let Some(dev) = gpu() else { return };
+    let p = Tensor::from_slice([3, 2], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let idx = Tensor::from_slice([3], &[2i32, 3, -1]).unwrap();
+    let inputs = [p, idx, Tensor::scalar(0i32)];
+    let node = node_for("GatherV2", &inputs, &[]);
+    let gpu = create_op_kernel("GPU", &node).unwrap();
+    let out = gpu
+        .compute([
+            dev.upload(&inputs[0]).unwrap(),
+            dev.upload(&inputs[1]).unwrap(),
+            inputs[2].clone(),
+        ])
+        .unwrap()
+        .remove(0)
+        .to_host()
+        .unwrap();
+    assert_eq!(
+        out.as_slice::<f32>().unwrap(),
+        &[5.0, 6.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    let cpu = create_op_kernel("CPU", &node).unwrap();
+    assert!(cpu.compute(inputs).is_err());
+}
