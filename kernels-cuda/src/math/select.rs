@@ -1,0 +1,347 @@
+//! `Select` and `SelectV2` on the GPU.
+//!
+//! `Select` takes TF's v1 rules: a scalar condition picks `t` or `e` whole,
+//! a vector condition over the first dimension of `t` picks rows, and
+//! otherwise the condition has the shape of `t` and `e`. `SelectV2`
+//! broadcasts the condition, `t` and `e` together. Both run one kernel: a
+//! flat loop when all three have the output's element count, else an
+//! indexed broadcasting loop (a v1 row condition is a broadcast of
+//! `[rows, 1, ..., 1]`). A `t` or `e` of the output's shape is updated in
+//! place when it can be forwarded. Shape errors have the CPU kernels' (TF's)
+//! messages.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, PushKernelArg};
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::proto::DataType;
+use registry_core::standard_ops::{Select, SelectV2};
+use registry_core::tensor::{Tensor, TensorElement};
+
+use super::broadcast::{BroadcastError, BroadcastPlan};
+use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
+use super::source::{select_entry, select_source, vector_width};
+use crate::gpu::{GpuDevice, gpu_error, grid_for};
+
+/// The condition, `t` and `e` shapes to broadcast, after `Select`'s v1
+/// checks (TF's messages). A row condition becomes `[rows, 1, ..., 1]`.
+pub fn select_v1_shapes(
+    cond: &[usize],
+    t: &[usize],
+    e: &[usize],
+    node: &str,
+    op: &str,
+) -> Result<Vec<usize>, KernelError> {
+    let show = |d: &[usize]| {
+        let parts: Vec<String> = d.iter().map(usize::to_string).collect();
+        format!("[{}]", parts.join(","))
+    };
+    let same_size = || {
+        KernelError::invalid_argument(format!(
+            "'then' and 'else' must have the same size.  but received: {} vs. {}",
+            show(t),
+            show(e)
+        ))
+    };
+    if cond.is_empty() {
+        if t != e {
+            return Err(same_size());
+        }
+        return Ok(Vec::new());
+    }
+    if cond.len() == 1 && t.len() != 1 {
+        if t.is_empty() {
+            return Err(KernelError::invalid_argument(format!(
+                "'then' must be at least a vector, but saw shape: {}",
+                show(t)
+            )));
+        }
+        if t[0] != cond[0] {
+            return Err(KernelError::invalid_argument(format!(
+                "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
+                t[0], cond[0]
+            )));
+        }
+        if t != e {
+            return Err(same_size());
+        }
+        let mut rows = vec![1; t.len()];
+        rows[0] = cond[0];
+        return Ok(rows);
+    }
+    for (i, other) in [(1, t), (2, e)] {
+        if cond != other {
+            return Err(KernelError::invalid_argument(format!(
+                "Inputs to operation {node} of type {op} must have the same size and shape.  \
+                 Input 0: {} != input {i}: {}",
+                show(cond),
+                show(other)
+            )));
+        }
+    }
+    Ok(cond.to_vec())
+}
+
+/// `Select`/`SelectV2` on one dtype, compiled for the GPU.
+pub struct SelectKernel {
+    dev: Arc<GpuDevice>,
+    dtype: DataType,
+    v2: bool,
+    same: CudaFunction,
+    bcast32: CudaFunction,
+    bcast64: CudaFunction,
+}
+
+impl std::fmt::Debug for SelectKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SelectKernel")
+            .field("dtype", &self.dtype)
+            .field("v2", &self.v2)
+            .finish()
+    }
+}
+
+impl SelectKernel {
+    /// Compiles (or finds cached) the select kernels for `dtype`; `v2`:
+    /// `SelectV2`'s broadcasting rules, else `Select`'s.
+    pub fn new(dtype: DataType, v2: bool) -> Result<Self, KernelError> {
+        let source = select_source(dtype)?;
+        let dev = GpuDevice::get()?;
+        let function = |entry: &str| dev.function(&source, entry);
+        Ok(Self {
+            dtype,
+            v2,
+            same: function(select_entry::SAME)?,
+            bcast32: function(select_entry::BCAST32)?,
+            bcast64: function(select_entry::BCAST64)?,
+            dev,
+        })
+    }
+
+    fn plan(&self, ctx: &OpKernelContext<'_>) -> Result<BroadcastPlan<3>, KernelError> {
+        let (cond, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+        input_address(&self.dev, cond, 0, DataType::DtBool)?;
+        input_address(&self.dev, t, 1, self.dtype)?;
+        input_address(&self.dev, e, 2, self.dtype)?;
+        let error = |err: BroadcastError| match err {
+            BroadcastError::Incompatible => KernelError::invalid_argument(format!(
+                "condition {}, then {}, and else {} must be broadcastable",
+                cond.shape(),
+                t.shape(),
+                e.shape()
+            )),
+            BroadcastError::TooLarge(t) => t.into(),
+        };
+        if self.v2 {
+            BroadcastPlan::new([cond.dims(), t.dims(), e.dims()]).map_err(error)
+        } else {
+            let c = select_v1_shapes(
+                cond.dims(),
+                t.dims(),
+                e.dims(),
+                ctx.node_name(),
+                ctx.info().op(),
+            )?;
+            BroadcastPlan::new([&c, t.dims(), e.dims()]).map_err(error)
+        }
+    }
+
+    /// `out = cond ? t : e`, broadcasting as the op does.
+    pub fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let plan = self.plan(ctx)?;
+        let n = plan.out_len();
+        let shape = plan.out_shape().clone();
+        let bcast = if plan.all_identity() {
+            None
+        } else {
+            let what = {
+                let dims = |i: usize| ctx.input(i).map(|t: &Tensor| t.shape().to_string());
+                format!("{}, {} and {}", dims(0)?, dims(1)?, dims(2)?)
+            };
+            Some(plan.shape_args(&what)?)
+        };
+        if n == 0 {
+            let out = empty_output(&self.dev, ctx, self.dtype, shape)?;
+            return ctx.set_output(0, out);
+        }
+        let address = |ctx: &OpKernelContext<'_>, i: usize, dtype: DataType| {
+            input_address(&self.dev, ctx.input(i)?, i, dtype)
+        };
+        let mut new = None;
+        let (c, t, e, out) = if plan.is_identity(1) && ctx.forward_input_with_shape(1, 0, &shape)? {
+            let c = address(ctx, 0, DataType::DtBool)?;
+            let e = address(ctx, 2, self.dtype)?;
+            let out = forwarded_address(ctx, 0)?;
+            (c, out, e, out)
+        } else if plan.is_identity(2) && ctx.forward_input_with_shape(2, 0, &shape)? {
+            let c = address(ctx, 0, DataType::DtBool)?;
+            let t = address(ctx, 1, self.dtype)?;
+            let out = forwarded_address(ctx, 0)?;
+            (c, t, out, out)
+        } else {
+            let c = address(ctx, 0, DataType::DtBool)?;
+            let t = address(ctx, 1, self.dtype)?;
+            let e = address(ctx, 2, self.dtype)?;
+            // SAFETY: one of the kernels launched below writes all n elements.
+            let (buffer, out) = unsafe { new_output(&self.dev, self.dtype, n)? };
+            new = Some(buffer);
+            (c, t, e, out)
+        };
+        let len = n as i64;
+        let stream = self.dev.stream();
+        let launched = match bcast {
+            None => {
+                let mut launch = stream.launch_builder(&self.same);
+                launch.arg(&c).arg(&t).arg(&e).arg(&out).arg(&len);
+                let cfg = flat_launch(n, vector_width(&[self.dtype]));
+                // SAFETY: `select_same(const bool* c, const T* t, const T* e,
+                // T* out, index_t n)` takes these arguments; every buffer
+                // holds n elements; out may be t or e, each element of which
+                // is read before being written, by the same thread.
+                unsafe { launch.launch(cfg) }
+            }
+            Some((dims, [sc, st, se])) => {
+                let func = if n <= i32::MAX as usize {
+                    &self.bcast32
+                } else {
+                    &self.bcast64
+                };
+                let mut launch = stream.launch_builder(func);
+                launch
+                    .arg(&c)
+                    .arg(&t)
+                    .arg(&e)
+                    .arg(&out)
+                    .arg(&len)
+                    .arg(&dims)
+                    .arg(&sc)
+                    .arg(&st)
+                    .arg(&se);
+                // SAFETY: the broadcast entries take `(c, t, e, out, n, dims,
+                // sc, st, se)` as passed; the strides address only elements
+                // of each operand over dims whose product is n; out holds n
+                // elements and may be t or e of the output's shape, whose
+                // element i only output element i reads.
+                unsafe { launch.launch(grid_for(n)) }
+            }
+        };
+        launched.map_err(|err| {
+            gpu_error(
+                if self.v2 {
+                    "launching SelectV2"
+                } else {
+                    "launching Select"
+                },
+                err,
+            )
+        })?;
+        if let Some(buffer) = new {
+            let out = self.dev.tensor(self.dtype, shape, buffer)?;
+            ctx.set_output(0, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// `Select` on the GPU (TF's v1 condition rules).
+#[kernel(
+    op = Select,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32, int64, bool]
+)]
+#[derive(Debug)]
+pub struct SelectGpu<T> {
+    inner: SelectKernel,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: TensorElement> BuildKernel for SelectGpu<T> {
+    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            inner: SelectKernel::new(T::DTYPE, false)?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: TensorElement> OpKernel for SelectGpu<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        self.inner.compute(ctx)
+    }
+}
+
+/// `SelectV2` on the GPU (condition, `t` and `e` broadcast together).
+#[kernel(
+    op = SelectV2,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32, int64, bool]
+)]
+#[derive(Debug)]
+pub struct SelectV2Gpu<T> {
+    inner: SelectKernel,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: TensorElement> BuildKernel for SelectV2Gpu<T> {
+    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            inner: SelectKernel::new(T::DTYPE, true)?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: TensorElement> OpKernel for SelectV2Gpu<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        self.inner.compute(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v1(c: &[usize], t: &[usize], e: &[usize]) -> Result<Vec<usize>, String> {
+        select_v1_shapes(c, t, e, "n", "Select").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn select_v1_rules() {
+        assert_eq!(v1(&[], &[2, 3], &[2, 3]).unwrap(), Vec::<usize>::new());
+        assert_eq!(v1(&[2], &[2, 3, 4], &[2, 3, 4]).unwrap(), vec![2, 1, 1]);
+        assert_eq!(v1(&[3], &[3], &[3]).unwrap(), vec![3]);
+        assert_eq!(v1(&[2, 3], &[2, 3], &[2, 3]).unwrap(), vec![2, 3]);
+        // A row condition broadcasts over the rest of each row.
+        let b = BroadcastPlan::new([&[2, 1, 1][..], &[2, 3, 4][..], &[2, 3, 4][..]]).unwrap();
+        assert_eq!(b.dims(), &[2, 12]);
+        assert_eq!(b.strides(0), &[1, 0]);
+    }
+
+    #[test]
+    fn select_v1_errors_have_tf_messages() {
+        let e = v1(&[], &[2], &[3]).unwrap_err();
+        assert!(
+            e.contains("'then' and 'else' must have the same size.  but received: [2] vs. [3]"),
+            "{e}"
+        );
+        let e = v1(&[2], &[], &[]).unwrap_err();
+        assert!(
+            e.contains("'then' must be at least a vector, but saw shape: []"),
+            "{e}"
+        );
+        let e = v1(&[2], &[3, 4], &[3, 4]).unwrap_err();
+        assert!(
+            e.contains("Number of batches of 'then' must match size of 'cond', but saw: 3 vs. 2"),
+            "{e}"
+        );
+        let e = v1(&[2, 3], &[2, 3], &[3, 2]).unwrap_err();
+        assert!(
+            e.contains("Inputs to operation n of type Select must have the same size and shape.  Input 0: [2,3] != input 2: [3,2]"),
+            "{e}"
+        );
+    }
+}

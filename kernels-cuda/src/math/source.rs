@@ -1,0 +1,951 @@
+//! The CUDA C sources of the element-wise kernels: one source per (op,
+//! dtype), generated from a few templates ([`COMMON`] plus a family body)
+//! with the op's scalar expression spliced in. Each is compiled with NVRTC
+//! (after the GPU [`PRELUDE`](crate::gpu::PRELUDE)) when a kernel is built.
+//!
+//! Every kernel loops with `GRID_STRIDE`. The flat paths (same shapes, or
+//! one scalar operand) move 16 bytes per operand per step through aligned
+//! `pack` loads when every pointer is aligned (always, for the pool's
+//! allocations) and finish the tail element by element; broadcasting walks
+//! the output index through up to [`MAX_RANK`](crate::gpu::MAX_RANK)
+//! merged dimensions, in 32-bit arithmetic when the output has fewer than
+//! 2^31 elements.
+//!
+//! Scalar semantics (the CPU kernels' and TF's):
+//! - integers wrap (two's complement, computed in unsigned arithmetic, so no
+//!   signed overflow happens in the kernel);
+//! - `half` and `bfloat16` compute in `float` and round to nearest even
+//!   after each operation TF's `Eigen::half` arithmetic rounds after (the
+//!   quotient of `FloorDiv`, the difference of `SquaredDifference`, each
+//!   sum of `AddN`); the transcendental functions round once;
+//! - `Maximum`/`Minimum` propagate NaN (the first NaN operand);
+//! - integer `FloorDiv`/`FloorMod` round toward negative infinity; `MIN / -1`
+//!   is `MIN` and `MIN % -1` is 0. A zero divisor, an error on the CPU
+//!   (which checks the divisor before computing) cannot be reported by a GPU
+//!   kernel without reading the divisor back, so it gives a defined value,
+//!   as XLA defines it: `x / 0 = -1` (all bits set for unsigned types) and
+//!   `x % 0 = x`;
+//! - integer `Pow` with a negative exponent (also a CPU error) gives the
+//!   integer part of `1 / x^-y`: 1 for `x = 1`, ±1 for `x = -1`, else 0;
+//! - `Cast` from a float to an integer truncates toward zero through PTX's
+//!   `cvt.rzi` to a 32-bit (`int8`..`int32`, `uint8`..`uint32`) or 64-bit
+//!   integer, which is what nvcc emits for TF's C++ casts: NaN gives 0 and
+//!   out-of-range values saturate to that 32- or 64-bit type's range, then
+//!   narrower types keep the low bits. (The CPU kernels follow x86 instead,
+//!   so NaN and out-of-range values differ; in-range values agree.)
+
+use registry_core::kernel::KernelError;
+use registry_core::proto::{DataType, DataTypeExt};
+
+use crate::gpu::{KernelSource, cuda_type};
+
+/// Device code every element-wise source shares (after the GPU prelude):
+/// aligned packs, wrapping integer arithmetic, integer floor division,
+/// modulo and power, NaN-propagating max/min, float helpers and the
+/// float-to-integer conversions.
+pub const COMMON: &str = r#"
+// ---- element-wise common ----
+template <typename E, int V> struct alignas(sizeof(E) * V) pack { E v[V]; };
+
+__device__ __forceinline__ bool is_aligned(const void* p, unsigned long long a) {
+    return ((unsigned long long)p & (a - 1ull)) == 0ull;
+}
+
+template <typename T> struct int_traits { static const bool is_signed = false; };
+template <> struct int_traits<i8> { static const bool is_signed = true; };
+template <> struct int_traits<i16> { static const bool is_signed = true; };
+template <> struct int_traits<i32> { static const bool is_signed = true; };
+template <> struct int_traits<i64> { static const bool is_signed = true; };
+
+// Unsigned arithmetic wide enough that no operand is promoted to `int`.
+template <typename T> struct wide_unsigned { typedef unsigned int type; };
+template <> struct wide_unsigned<i64> { typedef unsigned long long type; };
+template <> struct wide_unsigned<u64> { typedef unsigned long long type; };
+
+template <typename T> __device__ __forceinline__ T wrap_add(T a, T b) {
+    typedef typename wide_unsigned<T>::type W;
+    return (T)((W)a + (W)b);
+}
+template <typename T> __device__ __forceinline__ T wrap_sub(T a, T b) {
+    typedef typename wide_unsigned<T>::type W;
+    return (T)((W)a - (W)b);
+}
+template <typename T> __device__ __forceinline__ T wrap_mul(T a, T b) {
+    typedef typename wide_unsigned<T>::type W;
+    return (T)((W)a * (W)b);
+}
+template <typename T> __device__ __forceinline__ T wrap_neg(T a) {
+    typedef typename wide_unsigned<T>::type W;
+    return (T)((W)0 - (W)a);
+}
+template <typename T> __device__ __forceinline__ T wrap_abs(T a) {
+    if constexpr (int_traits<T>::is_signed) {
+        return a < (T)0 ? wrap_neg(a) : a;
+    } else {
+        return a;
+    }
+}
+
+// floor(a / b); a zero divisor gives -1 (all bits set), MIN / -1 wraps to MIN.
+template <typename T> __device__ __forceinline__ T floor_div_int(T a, T b) {
+    if (b == (T)0) return (T)(-1);
+    if constexpr (int_traits<T>::is_signed) {
+        if (b == (T)(-1)) return wrap_neg(a);
+        T q = (T)(a / b);
+        T r = (T)(a - q * b);
+        if (r != (T)0 && ((r < (T)0) != (b < (T)0))) q = (T)(q - (T)1);
+        return q;
+    } else {
+        return (T)(a / b);
+    }
+}
+
+// a - floor(a / b) * b, with the sign of b; a zero divisor gives a.
+template <typename T> __device__ __forceinline__ T floor_mod_int(T a, T b) {
+    if (b == (T)0) return a;
+    if constexpr (int_traits<T>::is_signed) {
+        if (b == (T)(-1)) return (T)0;
+        T r = (T)(a % b);
+        if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r = (T)(r + b);
+        return r;
+    } else {
+        return (T)(a % b);
+    }
+}
+
+// a^b by squaring, wrapping; a negative exponent gives trunc(1 / a^-b).
+template <typename T> __device__ __forceinline__ T pow_int(T a, T b) {
+    if constexpr (int_traits<T>::is_signed) {
+        if (b < (T)0) {
+            if (a == (T)1) return (T)1;
+            if (a == (T)(-1)) return (b & (T)1) ? (T)(-1) : (T)1;
+            return (T)0;
+        }
+    }
+    T acc = (T)1;
+    T base = a;
+    T e = b;
+    while (e != (T)0) {
+        if (e & (T)1) acc = wrap_mul(acc, base);
+        e = (T)(e >> 1);
+        if (e != (T)0) base = wrap_mul(base, base);
+    }
+    return acc;
+}
+
+template <typename C> __device__ __forceinline__ bool nan_of(C) { return false; }
+__device__ __forceinline__ bool nan_of(float v) { return isnan(v); }
+__device__ __forceinline__ bool nan_of(double v) { return isnan(v); }
+
+// Maximum and Minimum: a NaN operand is the result (the first one).
+template <typename C> __device__ __forceinline__ C max_nan(C a, C b) {
+    return nan_of(a) ? a : ((nan_of(b) || a < b) ? b : a);
+}
+template <typename C> __device__ __forceinline__ C min_nan(C a, C b) {
+    return nan_of(a) ? a : ((nan_of(b) || b < a) ? b : a);
+}
+
+__device__ __forceinline__ float floor_fmod(float a, float b) {
+    float m = fmodf(a, b);
+    return (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) ? m + b : m;
+}
+__device__ __forceinline__ double floor_fmod(double a, double b) {
+    double m = fmod(a, b);
+    return (m != 0.0 && ((b < 0.0) != (m < 0.0))) ? m + b : m;
+}
+
+// e / (1 + e) with e = exp(x), and 1 where e overflows: Eigen's generic
+// logistic, each step rounded to T (as the CPU kernels).
+__device__ __forceinline__ float exp_of(float x) { return expf(x); }
+__device__ __forceinline__ double exp_of(double x) { return exp(x); }
+template <typename T, typename C> __device__ __forceinline__ C sigmoid_of(C x) {
+    const C e = load(store<T>(exp_of(x)));
+    if (isinf(e)) return (C)1;
+    const C d = load(store<T>((C)1 + e));
+    return e / d;
+}
+
+// (a - b)^2 with the difference rounded to T first (as T's own arithmetic
+// does: half and bfloat16 round after every operation).
+template <typename T, typename C> __device__ __forceinline__ C squared_difference_of(C a, C b) {
+    const C d = load(store<T>(a - b));
+    return d * d;
+}
+
+// Float to integer as nvcc compiles C++ casts: PTX cvt.rzi (truncation;
+// NaN gives 0, out-of-range values saturate) to 32 or 64 bits.
+__device__ __forceinline__ i32 cvt_s32(float v) { i32 r; asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }
+__device__ __forceinline__ i32 cvt_s32(double v) { i32 r; asm("cvt.rzi.s32.f64 %0, %1;" : "=r"(r) : "d"(v)); return r; }
+__device__ __forceinline__ u32 cvt_u32(float v) { u32 r; asm("cvt.rzi.u32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }
+__device__ __forceinline__ u32 cvt_u32(double v) { u32 r; asm("cvt.rzi.u32.f64 %0, %1;" : "=r"(r) : "d"(v)); return r; }
+__device__ __forceinline__ i64 cvt_s64(float v) { i64 r; asm("cvt.rzi.s64.f32 %0, %1;" : "=l"(r) : "f"(v)); return r; }
+__device__ __forceinline__ i64 cvt_s64(double v) { i64 r; asm("cvt.rzi.s64.f64 %0, %1;" : "=l"(r) : "d"(v)); return r; }
+__device__ __forceinline__ u64 cvt_u64(float v) { u64 r; asm("cvt.rzi.u64.f32 %0, %1;" : "=l"(r) : "f"(v)); return r; }
+__device__ __forceinline__ u64 cvt_u64(double v) { u64 r; asm("cvt.rzi.u64.f64 %0, %1;" : "=l"(r) : "d"(v)); return r; }
+
+// TF's Truncate: zero the low mantissa bits the narrower type cannot hold
+// (NaN is kept as is).
+__device__ __forceinline__ float zero_low_bits(float v, int bits) {
+    return isnan(v) ? v : __int_as_float(__float_as_int(v) & (int)(0xffffffffu << bits));
+}
+__device__ __forceinline__ double zero_low_bits(double v, int bits) {
+    return isnan(v) ? v
+                    : __longlong_as_double(__double_as_longlong(v) &
+                                           (long long)(0xffffffffffffffffull << bits));
+}
+"#;
+
+/// The element-wise unary functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryFn {
+    /// `|x|` (wrapping for integers: `abs(MIN) = MIN`).
+    Abs,
+    /// `-x` (wrapping for integers).
+    Neg,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Log,
+    /// The largest integer not greater than `x`.
+    Floor,
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    /// Square root.
+    Sqrt,
+    /// `x * x` (wrapping for integers).
+    Square,
+    /// `1 / (1 + e^-x)`.
+    Sigmoid,
+    /// Hyperbolic tangent.
+    Tanh,
+}
+
+impl UnaryFn {
+    /// Every unary function.
+    pub const ALL: [UnaryFn; 10] = [
+        Self::Abs,
+        Self::Neg,
+        Self::Exp,
+        Self::Log,
+        Self::Floor,
+        Self::Rsqrt,
+        Self::Sqrt,
+        Self::Square,
+        Self::Sigmoid,
+        Self::Tanh,
+    ];
+
+    /// The op's name.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            Self::Abs => "Abs",
+            Self::Neg => "Neg",
+            Self::Exp => "Exp",
+            Self::Log => "Log",
+            Self::Floor => "Floor",
+            Self::Rsqrt => "Rsqrt",
+            Self::Sqrt => "Sqrt",
+            Self::Square => "Square",
+            Self::Sigmoid => "Sigmoid",
+            Self::Tanh => "Tanh",
+        }
+    }
+
+    /// The function of `x` (a value of the compute type), or `None` when
+    /// the GPU kernels do not compute it for this kind of element.
+    fn expr(self, kind: Kind) -> Option<String> {
+        use Kind::*;
+        let f = |name: &str| match kind {
+            Float => Some(format!("{name}f(x)")),
+            Double => Some(format!("{name}(x)")),
+            _ => None,
+        };
+        match (self, kind) {
+            (Self::Abs, Float) => Some("fabsf(x)".into()),
+            (Self::Abs, Double) => Some("fabs(x)".into()),
+            (Self::Abs, Signed) => Some("wrap_abs(x)".into()),
+            (Self::Neg, Float | Double) => Some("-x".into()),
+            (Self::Neg, Signed) => Some("wrap_neg(x)".into()),
+            (Self::Square, Float | Double) => Some("x * x".into()),
+            (Self::Square, Signed | Unsigned) => Some("wrap_mul(x, x)".into()),
+            (Self::Exp, _) => f("exp"),
+            (Self::Log, _) => f("log"),
+            (Self::Floor, _) => f("floor"),
+            (Self::Rsqrt, _) => f("rsqrt"),
+            (Self::Sqrt, _) => f("sqrt"),
+            (Self::Tanh, _) => f("tanh"),
+            (Self::Sigmoid, Float | Double) => Some("sigmoid_of<T>(x)".into()),
+            _ => None,
+        }
+    }
+}
+
+/// The element-wise binary functions (with TF's broadcasting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryFn {
+    /// `x + y`.
+    AddV2,
+    /// `x - y`.
+    Sub,
+    /// `x * y`.
+    Mul,
+    /// `x / y` (floats).
+    RealDiv,
+    /// `floor(x / y)`.
+    FloorDiv,
+    /// `x - floor(x / y) * y`.
+    FloorMod,
+    /// The larger operand (NaN propagates).
+    Maximum,
+    /// The smaller operand (NaN propagates).
+    Minimum,
+    /// `x ^ y`.
+    Pow,
+    /// `(x - y)^2`.
+    SquaredDifference,
+    /// `x == y`, a `bool`.
+    Equal,
+    /// `x > y`, a `bool`.
+    Greater,
+    /// `x && y` on `bool`s.
+    LogicalAnd,
+}
+
+impl BinaryFn {
+    /// Every binary function.
+    pub const ALL: [BinaryFn; 13] = [
+        Self::AddV2,
+        Self::Sub,
+        Self::Mul,
+        Self::RealDiv,
+        Self::FloorDiv,
+        Self::FloorMod,
+        Self::Maximum,
+        Self::Minimum,
+        Self::Pow,
+        Self::SquaredDifference,
+        Self::Equal,
+        Self::Greater,
+        Self::LogicalAnd,
+    ];
+
+    /// The op's name.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            Self::AddV2 => "AddV2",
+            Self::Sub => "Sub",
+            Self::Mul => "Mul",
+            Self::RealDiv => "RealDiv",
+            Self::FloorDiv => "FloorDiv",
+            Self::FloorMod => "FloorMod",
+            Self::Maximum => "Maximum",
+            Self::Minimum => "Minimum",
+            Self::Pow => "Pow",
+            Self::SquaredDifference => "SquaredDifference",
+            Self::Equal => "Equal",
+            Self::Greater => "Greater",
+            Self::LogicalAnd => "LogicalAnd",
+        }
+    }
+
+    /// Whether the output is `bool` (comparisons) rather than the inputs'
+    /// type.
+    pub fn bool_output(self) -> bool {
+        matches!(self, Self::Equal | Self::Greater)
+    }
+
+    /// The function of `a` and `b` (values of the compute type), or `None`
+    /// when not computed for this kind of element.
+    fn expr(self, kind: Kind) -> Option<String> {
+        use Kind::*;
+        let s = |e: &str| Some(e.to_owned());
+        match (self, kind) {
+            (Self::AddV2, Float | Double) => s("a + b"),
+            (Self::Sub, Float | Double) => s("a - b"),
+            (Self::Mul, Float | Double) => s("a * b"),
+            (Self::AddV2, Signed | Unsigned) => s("wrap_add(a, b)"),
+            (Self::Sub, Signed | Unsigned) => s("wrap_sub(a, b)"),
+            (Self::Mul, Signed | Unsigned) => s("wrap_mul(a, b)"),
+            (Self::RealDiv, Float | Double) => s("a / b"),
+            (Self::FloorDiv, Float) => s("floorf(load(store<T>(a / b)))"),
+            (Self::FloorDiv, Double) => s("floor(a / b)"),
+            (Self::FloorDiv, Signed | Unsigned) => s("floor_div_int(a, b)"),
+            (Self::FloorMod, Float | Double) => s("floor_fmod(a, b)"),
+            (Self::FloorMod, Signed | Unsigned) => s("floor_mod_int(a, b)"),
+            (Self::Maximum, Float | Double | Signed | Unsigned) => s("max_nan(a, b)"),
+            (Self::Minimum, Float | Double | Signed | Unsigned) => s("min_nan(a, b)"),
+            (Self::Pow, Float) => s("powf(a, b)"),
+            (Self::Pow, Double) => s("pow(a, b)"),
+            (Self::Pow, Signed) => s("pow_int(a, b)"),
+            (Self::SquaredDifference, Float | Double) => s("squared_difference_of<T>(a, b)"),
+            (Self::SquaredDifference, Signed | Unsigned) => {
+                s("wrap_mul(wrap_sub(a, b), wrap_sub(a, b))")
+            }
+            (Self::Equal, _) => s("a == b"),
+            (Self::Greater, Float | Double | Signed | Unsigned) => s("a > b"),
+            (Self::LogicalAnd, Bool) => s("a && b"),
+            _ => None,
+        }
+    }
+}
+
+/// How an element type computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// In `float`: `half`, `bfloat16`, `float`.
+    Float,
+    /// In `double`.
+    Double,
+    /// Signed integers.
+    Signed,
+    /// Unsigned integers.
+    Unsigned,
+    /// `bool`.
+    Bool,
+}
+
+fn kind(dtype: DataType) -> Option<Kind> {
+    use DataType::*;
+    Some(match dtype {
+        DtHalf | DtBfloat16 | DtFloat => Kind::Float,
+        DtDouble => Kind::Double,
+        DtInt8 | DtInt16 | DtInt32 | DtInt64 => Kind::Signed,
+        DtUint8 | DtUint16 | DtUint32 | DtUint64 => Kind::Unsigned,
+        DtBool => Kind::Bool,
+        _ => return None,
+    })
+}
+
+/// The size in bytes of a dtype's elements on the GPU (`None` for dtypes
+/// the GPU kernels do not handle).
+pub fn gpu_element_size(dtype: DataType) -> Option<usize> {
+    use DataType::*;
+    Some(match dtype {
+        DtBool | DtInt8 | DtUint8 => 1,
+        DtHalf | DtBfloat16 | DtInt16 | DtUint16 => 2,
+        DtFloat | DtInt32 | DtUint32 => 4,
+        DtDouble | DtInt64 | DtUint64 => 8,
+        _ => return None,
+    })
+}
+
+/// Elements per thread on the flat paths: 16 bytes of the widest operand.
+pub fn vector_width(dtypes: &[DataType]) -> usize {
+    let widest = dtypes
+        .iter()
+        .filter_map(|&d| gpu_element_size(d))
+        .max()
+        .unwrap_or(1);
+    16 / widest
+}
+
+fn unsupported(what: &str, dtype: DataType) -> KernelError {
+    KernelError::unimplemented(format!(
+        "{what} has no GPU kernel for {}",
+        dtype.type_name()
+    ))
+}
+
+fn c_type(what: &str, dtype: DataType) -> Result<&'static str, KernelError> {
+    match (cuda_type(dtype), kind(dtype)) {
+        (Some(t), Some(_)) => Ok(t),
+        _ => Err(unsupported(what, dtype)),
+    }
+}
+
+/// The source of unary `op` on `dtype`: entry `unary(const T* x, T* y,
+/// index_t n)` (`x` may equal `y`).
+pub fn unary_source(op: UnaryFn, dtype: DataType) -> Result<KernelSource, KernelError> {
+    let name = op.op_name();
+    let t = c_type(name, dtype)?;
+    let expr = kind(dtype)
+        .and_then(|k| op.expr(k))
+        .ok_or_else(|| unsupported(name, dtype))?;
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+typedef compute_t<T>::type C;
+__device__ __forceinline__ T op(T v) {{
+    const C x = load(v);
+    return store<T>({expr});
+}}
+static constexpr int V = 16 / sizeof(T);
+typedef pack<T, V> P;
+
+extern "C" __global__ void unary(const T* x, T* y, index_t n) {{
+    if (is_aligned(x, sizeof(P)) && is_aligned(y, sizeof(P))) {{
+        const index_t nv = n / V;
+        const P* xv = reinterpret_cast<const P*>(x);
+        P* yv = reinterpret_cast<P*>(y);
+        GRID_STRIDE(i, nv) {{
+            P p = xv[i];
+#pragma unroll
+            for (int k = 0; k < V; ++k) p.v[k] = op(p.v[k]);
+            yv[i] = p;
+        }}
+        const index_t done = nv * V;
+        GRID_STRIDE(j, n - done) {{ y[done + j] = op(x[done + j]); }}
+    }} else {{
+        GRID_STRIDE(i, n) {{ y[i] = op(x[i]); }}
+    }}
+}}
+"#
+    );
+    Ok(KernelSource::new(
+        format!("unary/{name}/{}", dtype.type_name()),
+        code,
+        ["unary"],
+    ))
+}
+
+/// The entry points of a binary source.
+pub mod binary_entry {
+    /// Both operands have the output's shape: `(x, y, z, n)`.
+    pub const SAME: &str = "binary_same";
+    /// `x` is one element: `(x, y, z, n)`.
+    pub const SCALAR_X: &str = "binary_scalar_x";
+    /// `y` is one element: `(x, y, z, n)`.
+    pub const SCALAR_Y: &str = "binary_scalar_y";
+    /// Broadcasting, fewer than 2^31 output elements:
+    /// `(x, y, z, n, dims, x_strides, y_strides)`.
+    pub const BCAST32: &str = "binary_bcast32";
+    /// Broadcasting, any size: same arguments as [`BCAST32`].
+    pub const BCAST64: &str = "binary_bcast64";
+}
+
+/// The source of binary `op` on `dtype` (entries in [`binary_entry`]);
+/// the output may be one of the inputs when it has the output's shape.
+pub fn binary_source(op: BinaryFn, dtype: DataType) -> Result<KernelSource, KernelError> {
+    let name = op.op_name();
+    let t = c_type(name, dtype)?;
+    let expr = kind(dtype)
+        .and_then(|k| op.expr(k))
+        .ok_or_else(|| unsupported(name, dtype))?;
+    let (out, ret) = if op.bool_output() {
+        ("bool", format!("({expr})"))
+    } else {
+        ("T", format!("store<T>({expr})"))
+    };
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+typedef {out} O;
+typedef compute_t<T>::type C;
+__device__ __forceinline__ O op(T va, T vb) {{
+    const C a = load(va);
+    const C b = load(vb);
+    return {ret};
+}}
+static constexpr int V = 16 / sizeof(T);
+typedef pack<T, V> PT;
+typedef pack<O, V> PO;
+
+// MODE 0: same shapes; 1: x is a scalar; 2: y is a scalar.
+template <int MODE>
+__device__ __forceinline__ void flat(const T* x, const T* y, O* z, index_t n) {{
+    T x0 = x[0];
+    T y0 = y[0];
+    const bool vec = (MODE == 1 || is_aligned(x, sizeof(PT))) &&
+                     (MODE == 2 || is_aligned(y, sizeof(PT))) && is_aligned(z, sizeof(PO));
+    index_t done = 0;
+    if (vec) {{
+        const index_t nv = n / V;
+        GRID_STRIDE(i, nv) {{
+            PT a;
+            PT b;
+            PO c;
+            if constexpr (MODE != 1) a = reinterpret_cast<const PT*>(x)[i];
+            if constexpr (MODE != 2) b = reinterpret_cast<const PT*>(y)[i];
+#pragma unroll
+            for (int k = 0; k < V; ++k) {{
+                c.v[k] = op(MODE == 1 ? x0 : a.v[k], MODE == 2 ? y0 : b.v[k]);
+            }}
+            reinterpret_cast<PO*>(z)[i] = c;
+        }}
+        done = nv * V;
+    }}
+    GRID_STRIDE(j, n - done) {{
+        const index_t i = done + j;
+        z[i] = op(MODE == 1 ? x0 : x[i], MODE == 2 ? y0 : y[i]);
+    }}
+}}
+
+extern "C" __global__ void binary_same(const T* x, const T* y, O* z, index_t n) {{ flat<0>(x, y, z, n); }}
+extern "C" __global__ void binary_scalar_x(const T* x, const T* y, O* z, index_t n) {{ flat<1>(x, y, z, n); }}
+extern "C" __global__ void binary_scalar_y(const T* x, const T* y, O* z, index_t n) {{ flat<2>(x, y, z, n); }}
+
+template <typename I>
+__device__ __forceinline__ void bcast(const T* x, const T* y, O* z, index_t n,
+                                      const shape_arg& dims, const shape_arg& sx,
+                                      const shape_arg& sy) {{
+    const int rank = (int)dims.rank;
+    const I total = (I)n;
+    const I step = (I)blockDim.x * (I)gridDim.x;
+    for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < total; i += step) {{
+        I rem = i;
+        I ox = 0;
+        I oy = 0;
+        for (int d = rank - 1; d > 0; --d) {{
+            const I size = (I)dims.d[d];
+            const I q = rem / size;
+            const I c = rem - q * size;
+            ox += c * (I)sx.d[d];
+            oy += c * (I)sy.d[d];
+            rem = q;
+        }}
+        ox += rem * (I)sx.d[0];
+        oy += rem * (I)sy.d[0];
+        z[i] = op(x[ox], y[oy]);
+    }}
+}}
+
+extern "C" __global__ void binary_bcast32(const T* x, const T* y, O* z, index_t n, shape_arg dims,
+                                          shape_arg sx, shape_arg sy) {{
+    bcast<unsigned int>(x, y, z, n, dims, sx, sy);
+}}
+extern "C" __global__ void binary_bcast64(const T* x, const T* y, O* z, index_t n, shape_arg dims,
+                                          shape_arg sx, shape_arg sy) {{
+    bcast<index_t>(x, y, z, n, dims, sx, sy);
+}}
+"#
+    );
+    Ok(KernelSource::new(
+        format!("binary/{name}/{}", dtype.type_name()),
+        code,
+        [
+            binary_entry::SAME,
+            binary_entry::SCALAR_X,
+            binary_entry::SCALAR_Y,
+            binary_entry::BCAST32,
+            binary_entry::BCAST64,
+        ],
+    ))
+}
+
+/// The mantissa bits TF's `Truncate` zeroes before a cast from `src` to
+/// `dst` (`CAST_FUNCTORS` in TF's `cast_op.h`), for the pairs it applies to.
+pub fn truncation_bits(src: DataType, dst: DataType) -> Option<u32> {
+    use DataType::*;
+    // Mantissa widths with the hidden bit: f64 53, f32 24, f16 11, bf16 8.
+    Some(match (src, dst) {
+        (DtDouble, DtFloat) => 53 - 24,
+        (DtDouble, DtHalf) => 53 - 11,
+        (DtFloat, DtHalf) => 24 - 11,
+        (DtFloat, DtBfloat16) => 24 - 8,
+        _ => return None,
+    })
+}
+
+/// The conversion of `v` (the source's compute type) to `dst`.
+fn cast_expr(src: DataType, dst: DataType) -> Option<String> {
+    use Kind::*;
+    let (sk, dk) = (kind(src)?, kind(dst)?);
+    let d = cuda_type(dst)?;
+    Some(match dk {
+        Bool => "(bool)(v != 0)".to_owned(),
+        _ if matches!(dst, DataType::DtHalf | DataType::DtBfloat16) => {
+            format!("store<{d}>((float)v)")
+        }
+        Float | Double => format!("({d})v"),
+        Signed | Unsigned if matches!(sk, Float | Double) => {
+            let cvt = match dst {
+                DataType::DtInt8 | DataType::DtInt16 | DataType::DtInt32 => "cvt_s32",
+                DataType::DtUint8 | DataType::DtUint16 | DataType::DtUint32 => "cvt_u32",
+                DataType::DtInt64 => "cvt_s64",
+                DataType::DtUint64 => "cvt_u64",
+                _ => return None,
+            };
+            format!("({d}){cvt}(v)")
+        }
+        Signed | Unsigned => format!("({d})v"),
+    })
+}
+
+/// The source of `Cast` from `src` to `dst` (`truncate`: TF's `Truncate`
+/// attr, which matters only for the pairs of [`truncation_bits`]): entry
+/// `cast(const S* x, D* y, index_t n)`.
+pub fn cast_source(
+    src: DataType,
+    dst: DataType,
+    truncate: bool,
+) -> Result<KernelSource, KernelError> {
+    let not_supported = || {
+        KernelError::unimplemented(format!(
+            "Cast {} to {} is not supported",
+            src.type_name(),
+            dst.type_name()
+        ))
+    };
+    let (s, d) = match (cuda_type(src), cuda_type(dst)) {
+        (Some(s), Some(d)) if kind(src).is_some() && kind(dst).is_some() => (s, d),
+        _ => return Err(not_supported()),
+    };
+    let expr = cast_expr(src, dst).ok_or_else(not_supported)?;
+    let bits = if truncate {
+        truncation_bits(src, dst)
+    } else {
+        None
+    };
+    let truncation = match bits {
+        Some(b) => format!("v = zero_low_bits(v, {b});"),
+        None => String::new(),
+    };
+    let code = format!(
+        r#"{COMMON}
+typedef {s} S;
+typedef {d} D;
+__device__ __forceinline__ D conv(S x) {{
+    typename compute_t<S>::type v = load(x);
+    {truncation}
+    return {expr};
+}}
+static constexpr int V = 16 / (sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D));
+typedef pack<S, V> PS;
+typedef pack<D, V> PD;
+
+extern "C" __global__ void cast(const S* x, D* y, index_t n) {{
+    index_t done = 0;
+    if (is_aligned(x, sizeof(PS)) && is_aligned(y, sizeof(PD))) {{
+        const index_t nv = n / V;
+        GRID_STRIDE(i, nv) {{
+            const PS a = reinterpret_cast<const PS*>(x)[i];
+            PD b;
+#pragma unroll
+            for (int k = 0; k < V; ++k) b.v[k] = conv(a.v[k]);
+            reinterpret_cast<PD*>(y)[i] = b;
+        }}
+        done = nv * V;
+    }}
+    GRID_STRIDE(j, n - done) {{ y[done + j] = conv(x[done + j]); }}
+}}
+"#
+    );
+    let suffix = if bits.is_some() { "/truncate" } else { "" };
+    Ok(KernelSource::new(
+        format!("cast/{}/{}{suffix}", src.type_name(), dst.type_name()),
+        code,
+        ["cast"],
+    ))
+}
+
+/// The entry points of a select source.
+pub mod select_entry {
+    /// Condition, `t`, `e` and output of one shape: `(c, t, e, out, n)`.
+    pub const SAME: &str = "select_same";
+    /// Broadcasting, fewer than 2^31 output elements:
+    /// `(c, t, e, out, n, dims, c_strides, t_strides, e_strides)`.
+    pub const BCAST32: &str = "select_bcast32";
+    /// Broadcasting, any size: same arguments as [`BCAST32`].
+    pub const BCAST64: &str = "select_bcast64";
+}
+
+/// The source of `Select`/`SelectV2` on `dtype` (entries in
+/// [`select_entry`]); the output may be `t` or `e` when it has the output's
+/// shape.
+pub fn select_source(dtype: DataType) -> Result<KernelSource, KernelError> {
+    let t = c_type("Select", dtype)?;
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+static constexpr int V = 16 / sizeof(T);
+typedef pack<T, V> PT;
+typedef pack<bool, V> PC;
+
+extern "C" __global__ void select_same(const bool* c, const T* t, const T* e, T* out, index_t n) {{
+    index_t done = 0;
+    if (is_aligned(c, sizeof(PC)) && is_aligned(t, sizeof(PT)) && is_aligned(e, sizeof(PT)) &&
+        is_aligned(out, sizeof(PT))) {{
+        const index_t nv = n / V;
+        GRID_STRIDE(i, nv) {{
+            const PC cv = reinterpret_cast<const PC*>(c)[i];
+            const PT tv = reinterpret_cast<const PT*>(t)[i];
+            const PT ev = reinterpret_cast<const PT*>(e)[i];
+            PT o;
+#pragma unroll
+            for (int k = 0; k < V; ++k) o.v[k] = cv.v[k] ? tv.v[k] : ev.v[k];
+            reinterpret_cast<PT*>(out)[i] = o;
+        }}
+        done = nv * V;
+    }}
+    GRID_STRIDE(j, n - done) {{
+        const index_t i = done + j;
+        out[i] = c[i] ? t[i] : e[i];
+    }}
+}}
+
+template <typename I>
+__device__ __forceinline__ void bcast(const bool* c, const T* t, const T* e, T* out, index_t n,
+                                      const shape_arg& dims, const shape_arg& sc,
+                                      const shape_arg& st, const shape_arg& se) {{
+    const int rank = (int)dims.rank;
+    const I total = (I)n;
+    const I step = (I)blockDim.x * (I)gridDim.x;
+    for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < total; i += step) {{
+        I rem = i;
+        I oc = 0;
+        I ot = 0;
+        I oe = 0;
+        for (int d = rank - 1; d > 0; --d) {{
+            const I size = (I)dims.d[d];
+            const I q = rem / size;
+            const I r = rem - q * size;
+            oc += r * (I)sc.d[d];
+            ot += r * (I)st.d[d];
+            oe += r * (I)se.d[d];
+            rem = q;
+        }}
+        oc += rem * (I)sc.d[0];
+        ot += rem * (I)st.d[0];
+        oe += rem * (I)se.d[0];
+        out[i] = c[oc] ? t[ot] : e[oe];
+    }}
+}}
+
+extern "C" __global__ void select_bcast32(const bool* c, const T* t, const T* e, T* out, index_t n,
+                                          shape_arg dims, shape_arg sc, shape_arg st, shape_arg se) {{
+    bcast<unsigned int>(c, t, e, out, n, dims, sc, st, se);
+}}
+extern "C" __global__ void select_bcast64(const bool* c, const T* t, const T* e, T* out, index_t n,
+                                          shape_arg dims, shape_arg sc, shape_arg st, shape_arg se) {{
+    bcast<index_t>(c, t, e, out, n, dims, sc, st, se);
+}}
+"#
+    );
+    Ok(KernelSource::new(
+        format!("select/{}", dtype.type_name()),
+        code,
+        [
+            select_entry::SAME,
+            select_entry::BCAST32,
+            select_entry::BCAST64,
+        ],
+    ))
+}
+
+/// Summands one `AddN` launch reads (the `ptr_arg` struct's length).
+pub const ADD_N_BATCH: usize = 8;
+
+/// The source of `AddN` on `dtype`: entry `add_n(ptr_arg in, i32 count,
+/// i32 accumulate, T* out, index_t n)`, which sets `out` to `in[0] + ... +
+/// in[count - 1]`, or adds them to `out` when `accumulate` is nonzero, left
+/// to right in the element type (so `half` rounds after each addition).
+pub fn add_n_source(dtype: DataType) -> Result<KernelSource, KernelError> {
+    let t = c_type("AddN", dtype)?;
+    let add = match kind(dtype) {
+        Some(Kind::Float | Kind::Double) => "store<T>(load(a) + load(b))",
+        Some(Kind::Signed | Kind::Unsigned) => "wrap_add(a, b)",
+        _ => return Err(unsupported("AddN", dtype)),
+    };
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+struct ptr_arg {{ const T* p[{ADD_N_BATCH}]; }};
+__device__ __forceinline__ T add(T a, T b) {{ return {add}; }}
+static constexpr int V = 16 / sizeof(T);
+typedef pack<T, V> P;
+
+extern "C" __global__ void add_n(ptr_arg in, i32 count, i32 accumulate, T* out, index_t n) {{
+    bool vec = is_aligned(out, sizeof(P));
+    for (int j = 0; j < count; ++j) vec = vec && is_aligned(in.p[j], sizeof(P));
+    const int first = accumulate ? 0 : 1;
+    index_t done = 0;
+    if (vec) {{
+        const index_t nv = n / V;
+        GRID_STRIDE(i, nv) {{
+            P acc = accumulate ? reinterpret_cast<const P*>(out)[i]
+                               : reinterpret_cast<const P*>(in.p[0])[i];
+            for (int j = first; j < count; ++j) {{
+                const P b = reinterpret_cast<const P*>(in.p[j])[i];
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc.v[k] = add(acc.v[k], b.v[k]);
+            }}
+            reinterpret_cast<P*>(out)[i] = acc;
+        }}
+        done = nv * V;
+    }}
+    GRID_STRIDE(jj, n - done) {{
+        const index_t i = done + jj;
+        T acc = accumulate ? out[i] : in.p[0][i];
+        for (int j = first; j < count; ++j) acc = add(acc, in.p[j][i]);
+        out[i] = acc;
+    }}
+}}
+"#
+    );
+    Ok(KernelSource::new(
+        format!("add_n/{}", dtype.type_name()),
+        code,
+        ["add_n"],
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_name_family_op_and_types() {
+        let s = unary_source(UnaryFn::Abs, DataType::DtFloat).unwrap();
+        assert_eq!(s.key(), "unary/Abs/float");
+        let s = binary_source(BinaryFn::Equal, DataType::DtHalf).unwrap();
+        assert_eq!(s.key(), "binary/Equal/half");
+        assert!(s.code().contains("typedef bool O;"));
+        let s = cast_source(DataType::DtFloat, DataType::DtHalf, true).unwrap();
+        assert_eq!(s.key(), "cast/float/half/truncate");
+        assert!(s.code().contains("zero_low_bits(v, 13)"));
+        let s = cast_source(DataType::DtInt32, DataType::DtHalf, true).unwrap();
+        assert_eq!(
+            s.key(),
+            "cast/int32/half",
+            "Truncate only applies to float narrowing"
+        );
+        assert_eq!(
+            select_source(DataType::DtBool).unwrap().key(),
+            "select/bool"
+        );
+        assert_eq!(
+            add_n_source(DataType::DtInt64).unwrap().key(),
+            "add_n/int64"
+        );
+    }
+
+    #[test]
+    fn unsupported_combinations_are_errors() {
+        assert!(unary_source(UnaryFn::Exp, DataType::DtInt32).is_err());
+        assert!(unary_source(UnaryFn::Abs, DataType::DtUint8).is_err());
+        assert!(binary_source(BinaryFn::RealDiv, DataType::DtInt64).is_err());
+        assert!(binary_source(BinaryFn::LogicalAnd, DataType::DtFloat).is_err());
+        assert!(binary_source(BinaryFn::AddV2, DataType::DtComplex64).is_err());
+        let e = cast_source(DataType::DtString, DataType::DtFloat, false).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("Cast string to float is not supported"),
+            "{e}"
+        );
+        assert!(add_n_source(DataType::DtBool).is_err());
+    }
+
+    #[test]
+    fn cast_conversions_follow_tf_rules() {
+        use DataType::*;
+        assert_eq!(cast_expr(DtFloat, DtBool).unwrap(), "(bool)(v != 0)");
+        assert_eq!(cast_expr(DtDouble, DtInt8).unwrap(), "(i8)cvt_s32(v)");
+        assert_eq!(cast_expr(DtHalf, DtUint16).unwrap(), "(u16)cvt_u32(v)");
+        assert_eq!(cast_expr(DtFloat, DtUint64).unwrap(), "(u64)cvt_u64(v)");
+        assert_eq!(
+            cast_expr(DtInt64, DtHalf).unwrap(),
+            "store<f16_t>((float)v)"
+        );
+        assert_eq!(cast_expr(DtInt64, DtInt8).unwrap(), "(i8)v");
+        assert_eq!(cast_expr(DtBool, DtDouble).unwrap(), "(double)v");
+    }
+
+    #[test]
+    fn vector_width_is_sixteen_bytes_of_the_widest() {
+        use DataType::*;
+        assert_eq!(vector_width(&[DtFloat]), 4);
+        assert_eq!(vector_width(&[DtHalf, DtBool]), 8);
+        assert_eq!(vector_width(&[DtDouble, DtHalf]), 2);
+        assert_eq!(vector_width(&[DtBool]), 16);
+    }
+}
