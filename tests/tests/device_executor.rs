@@ -353,3 +353,10 @@ fn device_buffers_are_shared_and_downcast_mutably_only_when_unique() {
     drop(other);
     assert_eq!(buffer.downcast_ref::<FakeMemory>().unwrap().0, vec![9, 2]);
 }
+
+#[test]
+fn tensors_stay_unwind_safe() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    unwind_safe::<Tensor>();
+    unwind_safe::<DeviceBuffer>();
+}

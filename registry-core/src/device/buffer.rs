@@ -43,6 +43,12 @@ pub struct DeviceBuffer {
     memory: Arc<Box<dyn DeviceMemory>>,
 }
 
+// A tensor stays usable after a caught panic (as host tensors are): device
+// memory is written only through `downcast_mut`, which needs the one handle,
+// so a panic cannot leave a shared buffer half-updated behind a `&`.
+impl std::panic::RefUnwindSafe for DeviceBuffer {}
+impl std::panic::UnwindSafe for DeviceBuffer {}
+
 impl DeviceBuffer {
     /// Wraps a backend's memory.
     pub fn new(memory: impl DeviceMemory) -> Self {
