@@ -212,9 +212,11 @@ fn usage_errors_exit_non_zero() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("xml"));
 }
 
-/// The kernel registry of this test process, which links kernels-cpu like the binary.
+/// The kernel registry of this test process, which links kernels-cpu and
+/// kernels-cuda like the binary.
 fn expected_kernels() -> opreg_proto::KernelList {
     kernels_cpu::link();
+    kernels_cuda::link();
     registry_core::KernelRegistry::global().kernel_list()
 }
 
