@@ -28,7 +28,7 @@ use registry_core::standard_ops::{
 };
 use registry_core::tensor::{TensorElement, TensorShape};
 
-use super::broadcast::{BroadcastError, BroadcastPlan};
+use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{BinaryFn, binary_entry, binary_source, vector_width};
 use crate::gpu::{GpuDevice, ShapeArg, gpu_error, grid_for};

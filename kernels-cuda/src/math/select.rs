@@ -22,7 +22,7 @@ use registry_core::proto::DataType;
 use registry_core::standard_ops::{Select, SelectV2};
 use registry_core::tensor::{Tensor, TensorElement};
 
-use super::broadcast::{BroadcastError, BroadcastPlan};
+use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{select_entry, select_source, vector_width};
 use crate::gpu::{GpuDevice, gpu_error, grid_for};

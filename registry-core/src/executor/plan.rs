@@ -13,6 +13,10 @@ use super::{Endpoint, Graph};
 use crate::device::Device;
 use crate::kernel::KernelInstance;
 
+/// Where each input of a step must be when its kernel runs: `None` for
+/// host memory, else the device.
+pub(crate) type InputDevices = SmallVec<[Option<Arc<dyn Device>>; 2]>;
+
 /// One node to run.
 pub(crate) struct Step {
     /// The node's index in the graph.
@@ -25,7 +29,7 @@ pub(crate) struct Step {
     pub(crate) outputs: SmallVec<[Option<usize>; 2]>,
     /// Where each input must be when the kernel runs: `None` for host
     /// memory, else the device (empty when every input is on the host).
-    pub(crate) input_devices: SmallVec<[Option<Arc<dyn Device>>; 2]>,
+    pub(crate) input_devices: InputDevices,
 }
 
 /// A pruned, ordered execution plan for one feeds/fetches signature.

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 
 use super::budget::MemoryBudget;
 use super::placement::{candidates, requested_device_type};
-use super::plan::{Plan, Slots, Step, needed_nodes};
+use super::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
 use super::{Endpoint, Graph, GraphError, RunError};
 use crate::device::{Device, DeviceError, open_device};
 use crate::kernel::{
@@ -48,6 +48,9 @@ impl Default for SessionOptions {
 
 type PlanKey = (Vec<String>, Vec<String>);
 
+/// Devices other than the CPU by type: opened, or why they could not be.
+type OpenedDevices = FxHashMap<String, Result<Arc<dyn Device>, DeviceError>>;
+
 /// A graph ready to run: kernels are created once per node (TF's
 /// `OpSegment`) the first time a run needs them, and the pruned plan of
 /// each feeds/fetches signature is cached.
@@ -75,7 +78,7 @@ pub struct Session {
     instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
     plans: Mutex<FxHashMap<PlanKey, Arc<Plan>>>,
     /// Devices other than the CPU, opened on first use (or the error).
-    devices: Mutex<FxHashMap<String, Result<Arc<dyn Device>, DeviceError>>>,
+    devices: Mutex<OpenedDevices>,
 }
 
 impl std::fmt::Debug for Session {
@@ -272,10 +275,7 @@ impl Session {
 
     /// Where each input of `kernel` must be: `None` for host memory (CPU
     /// kernels, host-memory args, strings), else the kernel's device.
-    fn input_devices(
-        &self,
-        kernel: &KernelInstance,
-    ) -> Result<SmallVec<[Option<Arc<dyn Device>>; 2]>, RunError> {
+    fn input_devices(&self, kernel: &KernelInstance) -> Result<InputDevices, RunError> {
         let info = kernel.info();
         let device = if info.device() == DEVICE_CPU {
             None
