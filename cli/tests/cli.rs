@@ -215,8 +215,7 @@ fn usage_errors_exit_non_zero() {
 /// The kernel registry of this test process, which links kernels-cpu and
 /// kernels-cuda like the binary.
 fn expected_kernels() -> opreg_proto::KernelList {
-    kernels_cpu::link();
-    kernels_cuda::link();
+    common::link_kernels_like_the_binary();
     registry_core::KernelRegistry::global().kernel_list()
 }
 

@@ -49,7 +49,7 @@ fn temp_file(name: &str) -> PathBuf {
 
 /// The coverage of the standard ops on CPU, in this process.
 fn cpu_coverage(tf: Option<&KernelList>) -> Coverage {
-    assert!(kernels_cpu::link() > 0);
+    assert!(common::link_kernels_like_the_binary() > 0);
     Coverage::compute(
         OpRegistry::global(),
         KernelRegistry::global(),
@@ -466,6 +466,7 @@ fn json_has_the_documented_structure() {
 
 #[test]
 fn devices_are_case_insensitive_and_filtered() {
+    common::link_kernels_like_the_binary();
     let json = json_of(&["--device", "cpu,GPU"]);
     assert_eq!(json["devices"], serde_json::json!(["CPU", "GPU"]));
     let gpu_kernels = KernelRegistry::global()

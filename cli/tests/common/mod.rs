@@ -21,3 +21,11 @@ pub fn stdout_of(args: &[&str]) -> String {
     );
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
+
+/// Links the kernel crates the `opreg` binary links, so that this test
+/// process's global kernel registry holds what the binary's holds.
+/// Returns the number of CPU kernel registrations.
+pub fn link_kernels_like_the_binary() -> usize {
+    kernels_cuda::link();
+    kernels_cpu::link()
+}
