@@ -5,7 +5,7 @@
 //! a malformed header, or that are not libraries at all are refused with
 //! clear errors and without running their code.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
@@ -17,10 +17,33 @@ use registry_core::registry::OpOrigin;
 use registry_core::tensor::Tensor;
 use registry_core::{KernelRegistry, OpRegistry, create_op_kernel};
 
-fn scratch_dir(name: &str) -> PathBuf {
+/// A per-process scratch directory, removed when the test ends (pass or fail).
+struct ScratchDir(PathBuf);
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for ScratchDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Linux keeps a loaded library mapped after its file is unlinked.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch_dir(name: &str) -> ScratchDir {
     let dir = std::env::temp_dir().join(format!("opreg-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create a scratch dir");
-    dir
+    ScratchDir(dir)
 }
 
 fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, DataType)]) -> NodeDef {
