@@ -7,7 +7,7 @@
 use registry_core::kernel::{KernelError, KernelInstance};
 use registry_core::proto::attr_value::{ListValue, Value};
 use registry_core::proto::{AttrValue, DataType, NodeDef, TensorShapeProto};
-use registry_core::tensor::{Tensor, f16};
+use registry_core::tensor::{INLINE_CAPACITY, Tensor, f16};
 use registry_core::{OpRegistry, create_op_kernel};
 
 // ---------------------------------------------------------------- helpers
@@ -103,6 +103,20 @@ fn assert_invalid(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)], ms
     match try_run(op, inputs, attrs) {
         Err(KernelError::InvalidArgument(m)) => assert_eq!(m, msg),
         other => panic!("{op}: expected InvalidArgument({msg:?}), got {other:?}"),
+    }
+}
+
+/// `out` holds `x`'s values without a copy of its buffer: the same buffer
+/// when `x` is shared by reference count, or, for a tensor small enough to
+/// be held by value (at most `INLINE_CAPACITY` bytes), an equal and
+/// independent copy (small tensors are never shared).
+fn assert_not_copied(out: &Tensor, x: &Tensor) {
+    let inline = x.as_bytes().is_ok_and(|b| b.len() <= INLINE_CAPACITY);
+    if inline {
+        assert_eq!(out, x);
+        assert!(!out.shares_buffer_with(x) && out.is_unique() && x.is_unique());
+    } else {
+        assert!(out.shares_buffer_with(x), "{x:?} was copied");
     }
 }
 
@@ -218,6 +232,7 @@ fn const_outputs_its_value_for_every_dtype() {
     kernels_cpu::link();
     let values = [
         f32t(&[2, 2], &[1.0, -2.5, 3.0, 0.5]),
+        f32t(&[5], &[1.0, -2.5, 3.0, 0.5, 9.0]),
         i64t(&[3], &[i64::MIN, 0, i64::MAX]),
         boolt(&[2], &[true, false]),
         strt(&[2], &["a", "bc"]),
@@ -230,8 +245,9 @@ fn const_outputs_its_value_for_every_dtype() {
         let a = k.compute([]).unwrap();
         let b = k.compute([]).unwrap();
         assert_eq!(a[0], value);
-        // Built once: every run shares the same buffer.
-        assert!(a[0].shares_buffer_with(&b[0]));
+        // Built once: every run shares the same buffer (small values are
+        // copied out of the kernel instead).
+        assert_not_copied(&a[0], &b[0]);
     }
 }
 
@@ -295,6 +311,7 @@ fn identity_forwards_without_copying() {
     kernels_cpu::link();
     for x in [
         f32t(&[2], &[1.0, 2.0]),
+        f32t(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
         strt(&[2], &["p", "q"]),
         boolt(&[1], &[true]),
         q8t(&[2], &[-1, 1]),
@@ -302,7 +319,7 @@ fn identity_forwards_without_copying() {
     ] {
         let out = run("Identity", vec![x.clone()], &[]);
         assert_eq!(out, x);
-        assert!(out.shares_buffer_with(&x));
+        assert_not_copied(&out, &x);
     }
     // Wrong dtype for the node: checked by KernelInstance::compute.
     let k = kernel("Identity", &[f32t(&[1], &[1.0])], &[]);
@@ -798,7 +815,11 @@ fn pack_stacks_along_a_new_axis() {
     // N = 1 is a reshape.
     let out = run("Pack", vec![a.clone()], &[("axis", int(1))]);
     assert_eq!(out.dims(), &[2, 1]);
-    assert!(out.shares_buffer_with(&a));
+    assert_not_copied(&out.reshape([2]).unwrap(), &a);
+    let long = i64t(&[3], &[1, 2, 3]);
+    let out = run("Pack", vec![long.clone()], &[("axis", int(1))]);
+    assert_eq!(out.dims(), &[3, 1]);
+    assert!(out.shares_buffer_with(&long));
     // Empty.
     let e = Tensor::zeros(DataType::DtBool, [0]).unwrap();
     let out = run("Pack", vec![e.clone(), e], &[]);
@@ -1356,11 +1377,13 @@ fn tile_repeats_each_dimension() {
     // Zero multiple: empty; all ones and scalars: shared.
     let out = run("Tile", vec![x.clone(), i32t(&[2], &[0, 2])], &[]);
     assert_eq!(out.dims(), &[0, 4]);
-    let out = run("Tile", vec![x.clone(), i32t(&[2], &[1, 1])], &[]);
-    assert!(out.shares_buffer_with(&x));
+    for x in [x.clone(), iota_i64(&[3, 2])] {
+        let out = run("Tile", vec![x.clone(), i32t(&[2], &[1, 1])], &[]);
+        assert_not_copied(&out, &x);
+    }
     let s = Tensor::scalar(2.5f32);
     let out = run("Tile", vec![s.clone(), i32t(&[0], &[])], &[]);
-    assert!(out.shares_buffer_with(&s));
+    assert_not_copied(&out, &s);
     // Large: compare with a naive loop.
     let dims = [3, 70, 5];
     let mults = [4, 2, 60];
@@ -1452,8 +1475,10 @@ fn pad_with_zeros() {
         [0, 0, 0, 1, 2, 3, 0, 0, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0]
     );
     // No padding: shared. Empty input padded: zeros.
-    let out = run("Pad", vec![x.clone(), i32t(&[2, 2], &[0, 0, 0, 0])], &[]);
-    assert!(out.shares_buffer_with(&x));
+    for x in [x.clone(), iota_i64(&[3, 2])] {
+        let out = run("Pad", vec![x.clone(), i32t(&[2, 2], &[0, 0, 0, 0])], &[]);
+        assert_not_copied(&out, &x);
+    }
     let e = Tensor::zeros(DataType::DtInt64, [0, 2]).unwrap();
     let out = run("Pad", vec![e, i32t(&[2, 2], &[1, 1, 0, 0])], &[]);
     assert_eq!(i64s(&out), [0, 0, 0, 0]);

@@ -72,17 +72,18 @@ fn many_inputs_and_large_tensors() {
 
 #[test]
 fn single_input_passes_through_and_forwarding() {
-    let x = t(&[3], vec![1i32, 2, 3]);
+    // (Over 16 bytes: smaller tensors are held by value, never shared.)
+    let x = t(&[5], vec![1i32, 2, 3, 4, 5]);
     let z = add_n(vec![x.clone()]).unwrap();
     assert!(z.shares_buffer_with(&x));
     // Input 0 shared, input 1 unique: input 1's buffer is the accumulator.
-    let x = t(&[3], vec![1i32, 2, 3]);
-    let y = t(&[3], vec![10i32, 20, 30]);
+    let x = t(&[5], vec![1i32, 2, 3, 4, 5]);
+    let y = t(&[5], vec![10i32, 20, 30, 40, 50]);
     let py = y.as_bytes().unwrap().as_ptr();
-    let z = add_n(vec![x.clone(), y, t(&[3], vec![100i32; 3])]).unwrap();
+    let z = add_n(vec![x.clone(), y, t(&[5], vec![100i32; 5])]).unwrap();
     assert_eq!(z.as_bytes().unwrap().as_ptr(), py);
-    assert_eq!(vals::<i32>(&z), vec![111, 122, 133]);
-    assert_eq!(vals::<i32>(&x), vec![1, 2, 3]);
+    assert_eq!(vals::<i32>(&z), vec![111, 122, 133, 144, 155]);
+    assert_eq!(vals::<i32>(&x), vec![1, 2, 3, 4, 5]);
 }
 
 #[test]

@@ -490,13 +490,14 @@ fn forwarding_reuses_unique_input_buffers() {
     let z = bin("Sub", t(&[3], vec![10.0f32, 20.0, 30.0]), y).unwrap();
     assert_eq!(z.as_bytes().unwrap().as_ptr(), py);
     assert_eq!(vals::<f32>(&z), vec![9.0, 18.0, 27.0, 6.0, 15.0, 24.0]);
-    // Same element count, different rank: forwarded with the output's shape.
-    let x = t(&[3], vec![1i32, 2, 3]);
+    // Same element count, different rank: forwarded with the output's shape
+    // (over 16 bytes: smaller buffers move with their tensor).
+    let x = t(&[5], vec![1i32, 2, 3, 4, 5]);
     let px = x.as_bytes().unwrap().as_ptr();
-    let z = bin("Mul", x, t(&[1, 3], vec![2i32, 2, 2])).unwrap();
-    assert_eq!(z.dims(), &[1, 3]);
+    let z = bin("Mul", x, t(&[1, 5], vec![2i32; 5])).unwrap();
+    assert_eq!(z.dims(), &[1, 5]);
     assert_eq!(z.as_bytes().unwrap().as_ptr(), px);
-    assert_eq!(vals::<i32>(&z), vec![2, 4, 6]);
+    assert_eq!(vals::<i32>(&z), vec![2, 4, 6, 8, 10]);
     // The same tensor twice is shared: nothing is overwritten.
     let x = t(&[2], vec![3i32, 4]);
     let z = bin("Mul", x.clone(), x.clone()).unwrap();

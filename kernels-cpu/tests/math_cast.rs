@@ -84,9 +84,13 @@ fn every_pair_builds_and_converts_small_integers() {
 
 #[test]
 fn same_type_is_the_identity() {
-    let x = t(&[2], vec![1.5f32, 2.5]);
+    let x = t(&[5], vec![1.5f32, 2.5, 3.5, 4.5, 5.5]);
     let y = cast(x.clone(), DataType::DtFloat);
     assert!(y.shares_buffer_with(&x));
+    // At most 16 bytes are held by value: an equal, independent copy.
+    let x = t(&[2], vec![1.5f32, 2.5]);
+    let y = cast(x.clone(), DataType::DtFloat);
+    assert!(!y.shares_buffer_with(&x) && y == x);
     let s = Tensor::from_strings([1], vec![b"abc".to_vec()]).unwrap();
     let y = cast(s.clone(), DataType::DtString);
     assert_eq!(y, s);
@@ -254,7 +258,9 @@ fn quantized_types_cast_as_their_integers() {
         vec![-1.0, 3.0]
     );
     let y = cast(q.clone(), DataType::DtQint8);
-    assert!(y.shares_buffer_with(&q));
+    assert_eq!(y, q);
+    let long = quantized(DataType::DtQint8, &[17], &[7; 17]);
+    assert!(cast(long.clone(), DataType::DtQint8).shares_buffer_with(&long));
     let y = cast(q, DataType::DtQuint8);
     assert_eq!(y.dtype(), DataType::DtQuint8);
     assert_eq!(y.as_bytes().unwrap(), &[255, 3]);

@@ -213,12 +213,15 @@ fn logical_and() {
         ])
         .unwrap();
     assert_eq!(bools(&z[0]), vec![true, false, false, false]);
-    // Forwarded (unique, same shape) input.
-    let x = t(&[3], vec![true, true, false]);
+    // Forwarded (unique, same shape) input; over 16 bytes, as smaller
+    // buffers move with their tensor.
+    let mut values = vec![true; 20];
+    values[2] = false;
+    let x = t(&[20], values.clone());
     let px = x.as_bytes().unwrap().as_ptr();
     let z = k.compute([x, Tensor::scalar(true)]).unwrap();
     assert_eq!(z[0].as_bytes().unwrap().as_ptr(), px);
-    assert_eq!(bools(&z[0]), vec![true, true, false]);
+    assert_eq!(bools(&z[0]), values);
     let err = k
         .compute([t(&[2], vec![true; 2]), t(&[3], vec![true; 3])])
         .unwrap_err();

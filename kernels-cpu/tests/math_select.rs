@@ -18,12 +18,12 @@ fn strings(v: &[&str]) -> Tensor {
 
 #[test]
 fn select_scalar_condition_picks_a_whole_operand() {
-    let x = t(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]);
-    let y = t(&[2, 2], vec![5.0f32, 6.0, 7.0, 8.0]);
+    let x = t(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let y = t(&[2, 3], vec![5.0f32, 6.0, 7.0, 8.0, 9.0, 10.0]);
     let z = sel("Select", Tensor::scalar(true), x.clone(), y.clone()).unwrap();
     assert!(z.shares_buffer_with(&x), "no copy");
     let z = sel("Select", Tensor::scalar(false), x, y.clone()).unwrap();
-    assert_eq!(vals::<f32>(&z), vec![5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(vals::<f32>(&z), vec![5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
     let err = sel(
         "Select",
         Tensor::scalar(true),
@@ -161,25 +161,26 @@ fn select_errors_like_tf() {
 
 #[test]
 fn select_forwards_then_or_else() {
-    let x = t(&[4], vec![1i32, 2, 3, 4]);
+    // Over 16 bytes: smaller buffers move with their tensor.
+    let x = t(&[5], vec![1i32, 2, 3, 4, 5]);
     let px = x.as_bytes().unwrap().as_ptr();
-    let y = t(&[4], vec![-1i32, -2, -3, -4]);
+    let y = t(&[5], vec![-1i32, -2, -3, -4, -5]);
     let z = sel(
         "Select",
-        t(&[4], vec![true, false, true, false]),
+        t(&[5], vec![true, false, true, false, true]),
         x,
         y.clone(),
     )
     .unwrap();
     assert_eq!(z.as_bytes().unwrap().as_ptr(), px, "then forwarded");
-    assert_eq!(vals::<i32>(&z), vec![1, -2, 3, -4]);
-    let x = t(&[2, 2], vec![1i32, 2, 3, 4]);
-    let y = t(&[2, 2], vec![-1i32, -2, -3, -4]);
+    assert_eq!(vals::<i32>(&z), vec![1, -2, 3, -4, 5]);
+    let x = t(&[2, 3], vec![1i32, 2, 3, 4, 5, 6]);
+    let y = t(&[2, 3], vec![-1i32, -2, -3, -4, -5, -6]);
     let py = y.as_bytes().unwrap().as_ptr();
     let z = sel("Select", t(&[2], vec![true, false]), x.clone(), y).unwrap();
     assert_eq!(z.as_bytes().unwrap().as_ptr(), py, "else forwarded");
-    assert_eq!(vals::<i32>(&z), vec![1, 2, -3, -4]);
-    assert_eq!(vals::<i32>(&x), vec![1, 2, 3, 4]);
+    assert_eq!(vals::<i32>(&z), vec![1, 2, 3, -4, -5, -6]);
+    assert_eq!(vals::<i32>(&x), vec![1, 2, 3, 4, 5, 6]);
 }
 
 #[test]

@@ -269,7 +269,9 @@ fn transcendental_complex() {
 
 #[test]
 fn forwards_unique_inputs_and_keeps_shared_ones() {
-    let x = t(&[4], vec![1.0f32, -2.0, 3.0, -4.0]);
+    // Over 16 bytes: smaller buffers are held by value, moving with their
+    // tensor (and copied, never shared, when it is cloned).
+    let x = t(&[5], vec![1.0f32, -2.0, 3.0, -4.0, 5.0]);
     let ptr = x.as_bytes().unwrap().as_ptr();
     let y = run1("Neg", vec![x]).unwrap();
     assert_eq!(
@@ -277,7 +279,7 @@ fn forwards_unique_inputs_and_keeps_shared_ones() {
         ptr,
         "a unique input is computed in place"
     );
-    assert_eq!(vals::<f32>(&y), vec![-1.0, 2.0, -3.0, 4.0]);
+    assert_eq!(vals::<f32>(&y), vec![-1.0, 2.0, -3.0, 4.0, -5.0]);
     let x = t(&[4], vec![1.0f32, -2.0, 3.0, -4.0]);
     let y = run1("Neg", vec![x.clone()]).unwrap();
     assert!(!y.shares_buffer_with(&x));

@@ -222,10 +222,14 @@ fn sum_over_axes_variants() {
 #[test]
 fn empty_reduction_set_shares_the_input() {
     kernels_cpu::link();
-    let x = t(&[2, 2], vec![1.5f32, -2.0, 3.0, 4.0]);
+    // Over 16 bytes (smaller tensors are held by value, never shared).
+    let x = t(&[2, 3], vec![1.5f32, -2.0, 3.0, 4.0, 5.0, 6.0]);
     for op in ["Sum", "Mean", "Max"] {
         let out = run_f32(op, &x, &[], false);
-        assert_eq!(out.as_slice::<f32>().unwrap(), &[1.5, -2.0, 3.0, 4.0]);
+        assert_eq!(
+            out.as_slice::<f32>().unwrap(),
+            &[1.5, -2.0, 3.0, 4.0, 5.0, 6.0]
+        );
         assert!(out.shares_buffer_with(&x), "{op}");
     }
     // Reducing only size-1 dims reduces nothing either (keep_dims keeps them).

@@ -1040,18 +1040,30 @@ fn forward_input_only_when_unique_and_same_dtype() {
     let out = call.into_outputs().unwrap();
     assert_eq!(out[0].as_slice::<f32>().unwrap(), &[9.0, 2.0]);
 
-    // Shared with the caller: not forwarded, the caller's tensor is intact.
-    let x = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
+    // Shared with the caller: not forwarded, the caller's tensor is intact
+    // (over 16 bytes: a clone of a smaller tensor is a copy, never shared).
+    let x = Tensor::from_vec([5], vec![1.0f32, 2.0, 3.0, 4.0, 5.0]).unwrap();
     let mut call = KernelCall::new(&info, [x.clone()]);
     let mut ctx = call.context(&info);
     assert!(!ctx.forward_input(0, 0).unwrap());
     assert!(ctx.output(0).is_none());
     assert_eq!(
         ctx.input(0).unwrap().as_slice::<f32>().unwrap(),
-        &[1.0, 2.0]
+        &[1.0, 2.0, 3.0, 4.0, 5.0]
     );
     drop(call);
     assert!(x.is_unique());
+    // A small tensor's clone is a copy: forwarded, the caller's intact.
+    let x = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
+    let mut call = KernelCall::new(&info, [x.clone()]);
+    let mut ctx = call.context(&info);
+    assert!(ctx.forward_input(0, 0).unwrap());
+    ctx.output_mut(0).unwrap().as_mut_slice::<f32>().unwrap()[0] = 9.0;
+    assert_eq!(
+        call.into_outputs().unwrap()[0].as_slice::<f32>().unwrap(),
+        &[9.0, 2.0]
+    );
+    assert_eq!(x.as_slice::<f32>().unwrap(), &[1.0, 2.0]);
 
     // Another dtype: not forwarded.
     let info = float_info(vec![DataType::DtInt32]);

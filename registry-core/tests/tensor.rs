@@ -355,7 +355,8 @@ fn shapes_check_overflow_and_negative_dims() {
 
 #[test]
 fn buffers_are_shared_and_forwardable() {
-    let mut a = Tensor::from_vec([4], vec![1i32, 2, 3, 4]).unwrap();
+    // Over 16 bytes: see `small_tensors_are_held_by_value` for the rest.
+    let mut a = Tensor::from_vec([6], vec![1i32, 2, 3, 4, 5, 6]).unwrap();
     assert!(a.is_unique());
     let b = a.clone();
     assert!(a.shares_buffer_with(&b));
@@ -364,27 +365,61 @@ fn buffers_are_shared_and_forwardable() {
         a.as_mut_slice::<i32>(),
         Err(TensorError::SharedBuffer { refs: 2 })
     ));
-    let r = b.reshape([2, 2]).unwrap();
+    let r = b.reshape([2, 3]).unwrap();
     assert!(r.shares_buffer_with(&a));
-    assert_eq!(r.dims(), &[2, 2]);
-    assert!(b.reshape([3]).is_err());
+    assert_eq!(r.dims(), &[2, 3]);
+    assert!(b.reshape([4]).is_err());
     drop(b);
     drop(r);
     // Unique again: a kernel may write in place (forward the input).
     assert!(a.is_unique());
     a.as_mut_slice::<i32>().unwrap()[0] = 10;
-    assert_eq!(a.as_slice::<i32>().unwrap(), &[10, 2, 3, 4]);
+    assert_eq!(a.as_slice::<i32>().unwrap(), &[10, 2, 3, 4, 5, 6]);
     // Dtype is checked before uniqueness.
     assert!(matches!(
         a.as_mut_slice::<f32>(),
         Err(TensorError::DtypeMismatch { .. })
     ));
-    let c = Tensor::from_vec([4], vec![10i32, 2, 3, 4]).unwrap();
+    let c = Tensor::from_vec([6], vec![10i32, 2, 3, 4, 5, 6]).unwrap();
     assert_eq!(a, c);
     assert!(!a.shares_buffer_with(&c));
     // Tensors move between threads.
     let h = std::thread::spawn(move || c.as_slice::<i32>().unwrap().iter().sum::<i32>());
-    assert_eq!(h.join().unwrap(), 19);
+    assert_eq!(h.join().unwrap(), 30);
+}
+
+#[test]
+fn small_tensors_are_held_by_value() {
+    // Every dtype's tensors of at most INLINE_CAPACITY bytes: a clone is an
+    // equal, independent copy, so both stay unique and writable.
+    let mut a = Tensor::from_vec([4], vec![1i32, 2, 3, 4]).unwrap();
+    let b = a.clone();
+    assert!(!a.shares_buffer_with(&b) && a.is_unique() && b.is_unique());
+    a.as_mut_slice::<i32>().unwrap()[0] = 9;
+    assert_eq!(a.as_slice::<i32>().unwrap(), &[9, 2, 3, 4]);
+    assert_eq!(b.as_slice::<i32>().unwrap(), &[1, 2, 3, 4]);
+    // A reshape is a copy too, of the same values.
+    let r = b.reshape([2, 2]).unwrap();
+    assert_eq!(r.as_slice::<i32>().unwrap(), b.as_slice::<i32>().unwrap());
+    assert!(!r.shares_buffer_with(&b));
+    // The boundary: 16 bytes by value, 17 shared.
+    let at = Tensor::zeros(DataType::DtUint8, [INLINE_CAPACITY]).unwrap();
+    assert!(at.clone().is_unique());
+    let over = Tensor::zeros(DataType::DtUint8, [INLINE_CAPACITY + 1]).unwrap();
+    let shared = over.clone();
+    assert!(!over.is_unique() && shared.shares_buffer_with(&over));
+    // A scalar of the widest type, and an empty tensor.
+    let z = Tensor::scalar(Complex128 { re: 1.5, im: -2.0 });
+    assert_eq!(
+        z.as_bytes().unwrap().as_ptr() as usize % INLINE_ALIGNMENT,
+        0
+    );
+    assert_eq!(z.clone(), z);
+    let e = Tensor::zeros(DataType::DtDouble, [0, 3]).unwrap();
+    assert!(e.clone().is_unique() && e.as_slice::<f64>().unwrap().is_empty());
+    // Strings are shared whatever their size.
+    let s = Tensor::from_strings([1], vec![b"a".to_vec()]).unwrap();
+    assert!(s.clone().shares_buffer_with(&s));
 }
 
 #[test]

@@ -272,10 +272,15 @@ fn a_chain_reuses_buffers_in_place() {
     }
     let session = Session::new(graph(&text).unwrap());
     let prepared = session.prepare(&["x"], &[previous.as_str()]).unwrap();
-    let x = Tensor::from_vec([4], vec![-1.0f32, 2.0, -3.0, 4.0]).unwrap();
+    // Over 16 bytes: smaller buffers are held by value and move with their
+    // tensor.
+    let x = Tensor::from_vec([5], vec![-1.0f32, 2.0, -3.0, 4.0, -5.0]).unwrap();
     let address = x.as_bytes().unwrap().as_ptr();
     let out = prepared.run([x]).unwrap();
-    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(
+        out[0].as_slice::<f32>().unwrap(),
+        &[1.0, 2.0, 3.0, 4.0, 5.0]
+    );
     // The unique feed was moved down the chain and computed in place.
     assert_eq!(out[0].as_bytes().unwrap().as_ptr(), address);
 }

@@ -62,18 +62,21 @@ fn zero_out_keeps_the_first_element() {
 
 #[test]
 fn zero_out_computes_in_place_only_on_unshared_inputs() {
-    // Unshared: the input's buffer becomes the output.
-    let x = t(&[4], vec![1, 2, 3, 4]);
+    // Unshared: the input's buffer becomes the output (over 16 bytes:
+    // smaller buffers are held by value and move with their tensor).
+    let x = t(&[5], vec![1, 2, 3, 4, 5]);
     let buffer = x.as_bytes().unwrap().as_ptr();
     let z = zero_out(x).unwrap();
     assert_eq!(z.as_bytes().unwrap().as_ptr(), buffer);
-    assert_eq!(vals::<i32>(&z), vec![1, 0, 0, 0]);
+    assert_eq!(vals::<i32>(&z), vec![1, 0, 0, 0, 0]);
     // Shared: the caller's tensor is left alone.
-    let x = t(&[4], vec![1, 2, 3, 4]);
-    let z = zero_out(x.clone()).unwrap();
-    assert!(!z.shares_buffer_with(&x));
-    assert_eq!(vals::<i32>(&z), vec![1, 0, 0, 0]);
-    assert_eq!(vals::<i32>(&x), vec![1, 2, 3, 4]);
+    for values in [vec![1, 2, 3, 4], vec![1, 2, 3, 4, 5]] {
+        let x = t(&[values.len()], values.clone());
+        let z = zero_out(x.clone()).unwrap();
+        assert!(!z.shares_buffer_with(&x));
+        assert_eq!(vals::<i32>(&z)[1..], vec![0; values.len() - 1]);
+        assert_eq!(vals::<i32>(&x), values);
+    }
 }
 
 #[test]

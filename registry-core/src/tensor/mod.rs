@@ -1,7 +1,8 @@
-//! Tensors: a dtype, a [`TensorShape`] and reference-counted [`Storage`].
+//! Tensors: a dtype, a [`TensorShape`] and [`Storage`].
 //!
-//! Fixed-size elements live in an aligned, shared [`HostBuffer`] (64 bytes;
-//! 16 for buffers of at most 16 bytes, stored inline);
+//! Fixed-size elements live in an aligned [`HostBuffer`]: shared by
+//! reference count and 64-byte aligned, or, for at most 16 bytes, held by
+//! value in the tensor (8-byte aligned; cloning copies them);
 //! typed views ([`Tensor::as_slice`]) are zero-copy and dtype-checked.
 //! [`Tensor::from_proto`] and [`Tensor::to_proto`] convert to and from
 //! TensorFlow's `TensorProto` in all of its encodings.
@@ -197,14 +198,18 @@ fn name(dtype: DataType) -> &'static str {
 /// use registry_core::tensor::Tensor;
 /// use registry_core::proto::DataType;
 ///
-/// let mut a = Tensor::zeros(DataType::DtInt32, [3]).unwrap();
+/// let mut a = Tensor::zeros(DataType::DtInt32, [8]).unwrap();
 /// a.as_mut_slice::<i32>().unwrap()[1] = 7;
 /// let b = a.clone();
 /// assert!(b.shares_buffer_with(&a) && !a.is_unique());
 /// assert!(a.as_mut_slice::<i32>().is_err()); // shared: no in-place writes
 /// drop(b);
 /// assert!(a.is_unique());
-/// assert_eq!(a.as_slice::<i32>().unwrap(), &[0, 7, 0]);
+/// assert_eq!(a.as_slice::<i32>().unwrap(), &[0, 7, 0, 0, 0, 0, 0, 0]);
+///
+/// // At most 16 bytes are held by value: clones are copies.
+/// let s = Tensor::scalar(1.5f64);
+/// assert!(!s.clone().shares_buffer_with(&s) && s.is_unique());
 /// ```
 #[derive(Debug, Clone)]
 pub struct Tensor {
@@ -365,7 +370,7 @@ impl Tensor {
     ///
     /// ```
     /// use registry_core::tensor::Tensor;
-    /// let t = Tensor::from_vec([2], vec![1i32, 2]).unwrap();
+    /// let t = Tensor::from_vec([5], vec![1i32, 2, 3, 4, 5]).unwrap();
     /// let h = t.to_host().unwrap();
     /// assert!(h.shares_buffer_with(&t));
     /// ```
@@ -731,7 +736,7 @@ fn check_count(shape: &TensorShape, actual: usize) -> Result<(), TensorError> {
 }
 
 /// Views host bytes as elements. `bytes` must come from a [`HostBuffer`]
-/// (at least 16-byte aligned) whose length is a multiple of `size_of::<T>()`.
+/// (at least [`INLINE_ALIGNMENT`]-aligned) whose length is a multiple of `size_of::<T>()`.
 fn cast_slice<T: TensorElement>(bytes: &[u8]) -> &[T] {
     let size = std::mem::size_of::<T>();
     assert!(

@@ -12,11 +12,6 @@ use crate::device::DeviceBuffer;
 /// bytes (TensorFlow's `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).
 pub const HOST_ALIGNMENT: usize = 64;
 
-/// The alignment of buffers of at most [`INLINE_CAPACITY`] bytes: enough
-/// for every element type (the widest, `complex128`, needs 16) and for any
-/// SIMD load of the whole buffer.
-pub const INLINE_ALIGNMENT: usize = 16;
-
 /// Buffers of at least this many bytes are anonymous memory mappings
 /// (zeroed by the OS, page-aligned, with transparent huge pages requested on
 /// Linux) instead of heap allocations: the heap's `alloc_zeroed` of a 64 MiB
@@ -24,20 +19,30 @@ pub const INLINE_ALIGNMENT: usize = 16;
 /// (43 ms measured here, against about 7 ms for a huge-page mapping).
 const MAP_THRESHOLD: usize = 2 << 20;
 
-/// Buffers of at most this many bytes live inside the reference-counted
-/// block itself, [`INLINE_ALIGNMENT`]-aligned: one small allocation per
-/// tensor instead of two (a 1-element tensor is the common case of scalars
-/// and of per-node overhead). Aligning them to 64 bytes would push the
-/// block off the allocator's fast path for nothing: 16 bytes are one SIMD
-/// register.
+/// The alignment of buffers of at most [`INLINE_CAPACITY`] bytes: enough
+/// for every element type (the widest, `complex128`, is two `f64`s).
+pub const INLINE_ALIGNMENT: usize = 8;
+
+/// Buffers of at most this many bytes are held by value inside the
+/// [`HostBuffer`] (and so inside the tensor), [`INLINE_ALIGNMENT`]-aligned:
+/// no allocation, and copying the tensor copies them instead of counting
+/// references. Scalars and other tiny tensors are the common case of
+/// per-node overhead; for them an allocation and three atomic reference
+/// count updates per kernel call were most of the cost (measured with
+/// perf on `dispatch/abs_1_f32_slots`). A copy is never shared, so such a
+/// buffer is always [unique](HostBuffer::is_unique) and kernels write
+/// small outputs in place.
 pub const INLINE_CAPACITY: usize = 16;
 
 /// The bytes of an inline buffer, [`INLINE_ALIGNMENT`]-aligned.
 #[derive(Clone, Copy)]
-#[repr(C, align(16))]
+#[repr(C, align(8))]
 struct InlineBytes([u8; INLINE_CAPACITY]);
 
 const _: () = assert!(std::mem::align_of::<InlineBytes>() == INLINE_ALIGNMENT);
+const _: () = assert!(std::mem::align_of::<super::Complex128>() <= INLINE_ALIGNMENT);
+const _: () = assert!(std::mem::align_of::<f64>() <= INLINE_ALIGNMENT);
+const _: () = assert!(std::mem::align_of::<u64>() <= INLINE_ALIGNMENT);
 
 /// The heap's alignment for the blocks of [`RawBuffer::Heap`]: glibc serves
 /// 16-byte aligned requests from its fast paths, while 64-byte aligned ones
@@ -46,11 +51,9 @@ const _: () = assert!(std::mem::align_of::<InlineBytes>() == INLINE_ALIGNMENT);
 /// boundary is found inside a block over-allocated by 48 bytes.
 const HEAP_ALIGN: usize = 16;
 
-/// An owned, zero-initialised buffer whose first byte is
-/// [`HOST_ALIGNMENT`]-aligned ([`INLINE_ALIGNMENT`] for inline ones).
+/// An owned, zero-initialised block of more than [`INLINE_CAPACITY`] bytes
+/// whose first byte is [`HOST_ALIGNMENT`]-aligned.
 enum RawBuffer {
-    /// Small buffers: the first `len` bytes of the array.
-    Inline { bytes: InlineBytes, len: usize },
     /// A heap block from `alloc_zeroed(heap_layout(len))`; the data starts
     /// at `base + offset`.
     Heap {
@@ -68,6 +71,26 @@ fn align_offset(ptr: *const u8) -> usize {
 }
 
 impl RawBuffer {
+    /// A zeroed block of `len` bytes (a mapping when large), or an error
+    /// when over the allocation cap or refused by the allocator.
+    fn zeroed(len: usize) -> Result<Self, TensorError> {
+        if let Err(limit) = crate::limits::check_allocation(len as u64) {
+            return Err(TensorError::AllocationLimit {
+                bytes: len as u64,
+                limit,
+            });
+        }
+        if let Some(mapping) = map_zeroed(len) {
+            return Ok(RawBuffer::Mapped(mapping));
+        }
+        let layout = Self::heap_layout(len).ok_or(TensorError::AllocationFailed { bytes: len })?;
+        // SAFETY: `layout` has a non-zero size (at least one byte).
+        let base = unsafe { alloc::alloc_zeroed(layout) };
+        let base = NonNull::new(base).ok_or(TensorError::AllocationFailed { bytes: len })?;
+        let offset = align_offset(base.as_ptr());
+        Ok(RawBuffer::Heap { base, offset, len })
+    }
+
     /// The heap layout for `len` bytes placed at a 64-byte boundary.
     fn heap_layout(len: usize) -> Option<Layout> {
         let size = len.checked_add(HOST_ALIGNMENT - HEAP_ALIGN)?.max(1);
@@ -76,14 +99,13 @@ impl RawBuffer {
 
     fn len(&self) -> usize {
         match self {
-            RawBuffer::Inline { len, .. } | RawBuffer::Heap { len, .. } => *len,
+            RawBuffer::Heap { len, .. } => *len,
             RawBuffer::Mapped(m) => m.len(),
         }
     }
 
     fn bytes(&self) -> &[u8] {
         match self {
-            RawBuffer::Inline { bytes, len } => &bytes.0[..*len],
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: `base` is a live allocation of `heap_layout(len)`,
                 // i.e. at least `offset + len` zero-initialised bytes (offset
@@ -98,7 +120,6 @@ impl RawBuffer {
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         match self {
-            RawBuffer::Inline { bytes, len } => &mut bytes.0[..*len],
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: as in `bytes`; `&mut self` makes this the only
                 // reference to the block for the slice's lifetime.
@@ -109,8 +130,8 @@ impl RawBuffer {
     }
 }
 
-// SAFETY: `RawBuffer` exclusively owns its bytes (an array, a heap block or
-// a mapping); shared access only reads them and mutation requires `&mut`
+// SAFETY: `RawBuffer` exclusively owns its bytes (a heap block or a
+// mapping); shared access only reads them and mutation requires `&mut`
 // (via `Arc::get_mut`), so moving or sharing it between threads is as safe
 // as for `Vec<u8>`.
 unsafe impl Send for RawBuffer {}
@@ -129,11 +150,22 @@ impl Drop for RawBuffer {
     }
 }
 
-/// A reference-counted, aligned block of host memory: 64-byte aligned, or
-/// 16-byte aligned when it holds at most [`INLINE_CAPACITY`] bytes.
+/// A host buffer's bytes: held by value when small, else shared.
+#[derive(Clone)]
+enum Bytes {
+    /// At most [`INLINE_CAPACITY`] bytes: the first `len` of `bytes`.
+    Inline { len: u8, bytes: InlineBytes },
+    /// A reference-counted block.
+    Shared(Arc<RawBuffer>),
+}
+
+/// An aligned block of host memory: 64-byte aligned and reference-counted,
+/// or, when it holds at most [`INLINE_CAPACITY`] bytes,
+/// [`INLINE_ALIGNMENT`]-aligned and held by value.
 ///
-/// Cloning shares the bytes (like `Arc`); [`is_unique`](Self::is_unique)
-/// tells whether this handle is the only one, which is when a kernel may
+/// Cloning a large buffer shares the bytes (like `Arc`); cloning a small
+/// one copies them. [`is_unique`](Self::is_unique) tells whether this
+/// handle is the only one with these bytes, which is when a kernel may
 /// forward an input buffer to an output and write to it in place.
 ///
 /// ```
@@ -143,11 +175,16 @@ impl Drop for RawBuffer {
 /// let b = a.clone();
 /// assert!(!a.is_unique() && a.ptr_eq(&b));
 /// assert_eq!(a.as_ptr() as usize % 64, 0);
-/// assert_eq!(HostBuffer::zeroed(4).unwrap().as_ptr() as usize % 16, 0);
+///
+/// // Small buffers are copied, never shared.
+/// let small = HostBuffer::zeroed(4).unwrap();
+/// let copy = small.clone();
+/// assert!(small.is_unique() && !small.ptr_eq(&copy));
+/// assert_eq!(small.as_ptr() as usize % 8, 0);
 /// ```
 #[derive(Clone)]
 pub struct HostBuffer {
-    raw: Arc<RawBuffer>,
+    bytes: Bytes,
 }
 
 impl HostBuffer {
@@ -156,75 +193,82 @@ impl HostBuffer {
     /// too large for the allocator, or fails.
     #[inline]
     pub fn zeroed(len: usize) -> Result<Self, TensorError> {
-        let raw = if len <= INLINE_CAPACITY {
-            RawBuffer::Inline {
+        let bytes = if len <= INLINE_CAPACITY {
+            Bytes::Inline {
+                len: len as u8,
                 bytes: InlineBytes([0; INLINE_CAPACITY]),
-                len,
             }
-        } else if let Err(limit) = crate::limits::check_allocation(len as u64) {
-            return Err(TensorError::AllocationLimit {
-                bytes: len as u64,
-                limit,
-            });
-        } else if let Some(mapping) = map_zeroed(len) {
-            RawBuffer::Mapped(mapping)
         } else {
-            let layout = RawBuffer::heap_layout(len)
-                .ok_or_else(|| TensorError::AllocationFailed { bytes: len })?;
-            // SAFETY: `layout` has a non-zero size (at least one byte).
-            let base = unsafe { alloc::alloc_zeroed(layout) };
-            let base =
-                NonNull::new(base).ok_or_else(|| TensorError::AllocationFailed { bytes: len })?;
-            let offset = align_offset(base.as_ptr());
-            RawBuffer::Heap { base, offset, len }
+            Bytes::Shared(Arc::new(RawBuffer::zeroed(len)?))
         };
-        Ok(Self { raw: Arc::new(raw) })
+        Ok(Self { bytes })
     }
 
     /// The length in bytes.
     pub fn len(&self) -> usize {
-        self.raw.len()
+        match &self.bytes {
+            Bytes::Inline { len, .. } => usize::from(*len),
+            Bytes::Shared(raw) => raw.len(),
+        }
     }
 
     /// True when the buffer holds no bytes.
     pub fn is_empty(&self) -> bool {
-        self.raw.len() == 0
+        self.len() == 0
     }
 
     /// The bytes.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        self.raw.bytes()
+        match &self.bytes {
+            Bytes::Inline { len, bytes } => &bytes.0[..usize::from(*len)],
+            Bytes::Shared(raw) => raw.bytes(),
+        }
     }
 
     /// The bytes, mutably, when this handle is the only one. Crate-private:
     /// writing arbitrary bytes could make an invalid `bool`.
     #[inline]
     pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {
-        Arc::get_mut(&mut self.raw).map(RawBuffer::bytes_mut)
+        match &mut self.bytes {
+            Bytes::Inline { len, bytes } => Some(&mut bytes.0[..usize::from(*len)]),
+            Bytes::Shared(raw) => Arc::get_mut(raw).map(RawBuffer::bytes_mut),
+        }
     }
 
     /// The address of the first byte ([`HOST_ALIGNMENT`]-aligned, or
     /// [`INLINE_ALIGNMENT`]-aligned for at most [`INLINE_CAPACITY`] bytes).
+    /// An inline buffer's bytes move with the buffer.
     pub fn as_ptr(&self) -> *const u8 {
-        self.raw.bytes().as_ptr()
+        self.as_bytes().as_ptr()
     }
 
     /// True when no other handle shares these bytes, so they may be written
-    /// in place.
+    /// in place (always, for inline buffers: clones are copies).
+    #[inline]
     pub fn is_unique(&self) -> bool {
-        // No weak references are ever handed out.
-        Arc::strong_count(&self.raw) == 1
+        match &self.bytes {
+            Bytes::Inline { .. } => true,
+            // No weak references are ever handed out.
+            Bytes::Shared(raw) => Arc::strong_count(raw) == 1,
+        }
     }
 
-    /// True when both handles share the same bytes.
+    /// True when both handles share the same bytes (never for inline
+    /// buffers, unless `other` is `self`).
     pub fn ptr_eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.raw, &other.raw)
+        match (&self.bytes, &other.bytes) {
+            (Bytes::Shared(a), Bytes::Shared(b)) => Arc::ptr_eq(a, b),
+            _ => std::ptr::eq(self, other),
+        }
     }
 
-    /// The number of handles sharing these bytes.
+    /// The number of handles sharing these bytes (1 for inline buffers).
     pub fn ref_count(&self) -> usize {
-        Arc::strong_count(&self.raw)
+        match &self.bytes {
+            Bytes::Inline { .. } => 1,
+            Bytes::Shared(raw) => Arc::strong_count(raw),
+        }
     }
 }
 
