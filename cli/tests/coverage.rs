@@ -590,6 +590,20 @@ fn docs_coverage_svg_is_current() {
     );
 }
 
+#[test]
+fn docs_coverage_gpu_svg_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/coverage-gpu.svg");
+    let checked_in = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let svg = stdout_of(&["coverage", "--device", "gpu", "--format", "svg"]);
+    xml_elements(&svg);
+    assert!(
+        checked_in == svg,
+        "docs/coverage-gpu.svg is stale; regenerate it with\n  cargo run -p opreg-cli --bin opreg -- \
+         coverage --device gpu --format svg > docs/coverage-gpu.svg"
+    );
+}
+
 fn assert_fails(args: &[&str], message: &str) {
     let output = opreg(args);
     let stderr = String::from_utf8_lossy(&output.stderr);
