@@ -14,8 +14,9 @@ use registry_core::tensor::TensorShape;
 use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
-use super::index::{IndexElement, dim_i64, shape_of, single_int};
+use super::index::IndexElement;
 use super::parallel::{copy, for_each_row_chunk};
+use crate::util::index::{dim_i64, shape_of, single_int};
 
 /// `GatherV2` for every params type TF's CPU kernel has; generic over the
 /// index type only (the elements are moved as bytes).

@@ -18,7 +18,10 @@
 //!
 //! Shared machinery: `elements` (dtype dispatch), `strided` (the strided
 //! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
-//! `parallel` (rayon chunking) and `index` (reading integer inputs).
+//! `parallel` (rayon chunking) and `index` (the index element types of
+//! `GatherV2` and `OneHot`). Reading integer inputs and the shape checks
+//! the GPU kernels share are in [`crate::util`] (`index`, `reshape`,
+//! `transpose`, `concat`, `strided_slice`).
 
 mod concat;
 mod constant;

@@ -12,8 +12,9 @@ use registry_core::standard_ops::OneHot;
 use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
-use super::index::{IndexElement, dim_i64, shape_of};
+use super::index::IndexElement;
 use super::parallel::for_each_row_chunk;
+use crate::util::index::{dim_i64, shape_of};
 
 /// `OneHot` for every type TF's CPU kernel has; generic over the index type
 /// only (the values are moved as bytes).

@@ -8,8 +8,8 @@ use registry_core::standard_ops::Pad;
 use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
-use super::index::{int_values, shape_of, to_dim};
 use super::parallel::for_each_row_chunk;
+use crate::util::index::{int_values, shape_of, to_dim};
 
 /// One dimension of a padding: input size and zeros before it.
 #[derive(Debug, Clone, Copy)]

@@ -8,8 +8,8 @@ use registry_core::standard_ops::Slice;
 use smallvec::SmallVec;
 
 use super::elements::run_on_elements;
-use super::index::{dim_i64, int_values, is_vector, shape_of, strides};
 use super::strided::StridedPlan;
+use crate::util::index::{dim_i64, int_values, is_vector, shape_of, strides};
 
 /// `Slice` for every type TF's CPU kernel has.
 #[kernel(

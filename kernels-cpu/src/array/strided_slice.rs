@@ -1,231 +1,18 @@
-//! `StridedSlice`: a port of TF's `ValidateStridedSliceOp` (sparse spec →
-//! dense spec → canonical begin/end per dimension → processing and final
-//! shapes), then a [`StridedPlan`] over the processing shape (the final
-//! shape only adds new axes of 1 and drops shrunk ones).
+//! `StridedSlice`: the slice validated by [`crate::util::strided_slice`]
+//! (TF's `ValidateStridedSliceOp`), then a [`StridedPlan`] over the
+//! processing shape (the final shape only adds new axes of 1 and drops
+//! shrunk ones).
 
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::standard_ops::StridedSlice;
-use registry_core::tensor::Tensor;
-use smallvec::SmallVec;
 
 use super::elements::run_on_elements;
-use super::index::{Ints, dim_i64, int_values, is_vector, shape_of, strides};
 use super::strided::StridedPlan;
-
-/// The slice masks (TF's int32 attrs, as bits).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Masks {
-    begin: u64,
-    end: u64,
-    ellipsis: u64,
-    new_axis: u64,
-    shrink_axis: u64,
-}
-
-/// A validated strided slice of an input (TF's outputs of
-/// `ValidateStridedSliceOp`).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SliceSpec {
-    /// Canonical first index per input dimension.
-    pub(crate) begin: Ints,
-    /// Canonical end per input dimension.
-    pub(crate) end: Ints,
-    /// Stride per input dimension.
-    pub(crate) strides: Ints,
-    /// Elements taken per input dimension.
-    pub(crate) processing: SmallVec<[usize; 8]>,
-    /// The output shape.
-    pub(crate) final_shape: SmallVec<[usize; 8]>,
-    /// The slice takes the whole input in order.
-    pub(crate) is_identity: bool,
-}
-
-/// Marks in `final_shape_gather`: a shrunk axis, a new axis.
-const SHRINK: i64 = -1;
-const NEW_AXIS: i64 = -2;
-
-fn bit(mask: u64, i: usize) -> bool {
-    i < 64 && mask & (1u64 << i) != 0
-}
-
-/// TF's `ValidateStridedSliceOp` for a fully known `input` shape, with
-/// `begin`, `end` and `strides` all given.
-pub(crate) fn validate(
-    input: &[usize],
-    begin_t: &Tensor,
-    end_t: &Tensor,
-    strides_t: &Tensor,
-    masks: Masks,
-) -> Result<SliceSpec, KernelError> {
-    let n = strides_t.num_elements();
-    let begin_ok = is_vector(begin_t.shape()) && begin_t.num_elements() == n && n < 32;
-    let end_ok = is_vector(end_t.shape()) && end_t.num_elements() == n;
-    if !begin_ok || !end_ok || !is_vector(strides_t.shape()) {
-        return Err(KernelError::invalid_argument(format!(
-            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes {}, \
-             {}, and {} instead.",
-            begin_t.shape(),
-            end_t.shape(),
-            strides_t.shape()
-        )));
-    }
-    if masks.ellipsis & masks.ellipsis.wrapping_sub(1) != 0 {
-        return Err(KernelError::invalid_argument(
-            "Multiple ellipses in slice spec not allowed",
-        ));
-    }
-    let sparse_begin = int_values(begin_t)?;
-    let sparse_end = int_values(end_t)?;
-    let sparse_strides = int_values(strides_t)?;
-
-    // Step 1: account for the ellipsis and new axes.
-    let mut sparse_dims = n;
-    let mut ellipsis_mask = masks.ellipsis;
-    let mut ellipsis_seen = false;
-    let mut new_axis_after_ellipsis: i64 = 0;
-    for i in 0..sparse_dims {
-        if ellipsis_seen && bit(masks.new_axis, i) {
-            new_axis_after_ellipsis += 1;
-        }
-        if bit(ellipsis_mask, i) {
-            ellipsis_seen = true;
-        }
-    }
-    if !ellipsis_seen {
-        // An implicit ellipsis at the end.
-        ellipsis_mask |= 1u64 << sparse_dims;
-        sparse_dims += 1;
-    }
-
-    // Step 2: the dense spec, one entry per input dimension.
-    let dims = input.len();
-    let dims_i = dim_i64(dims);
-    let mut begin: Ints = SmallVec::from_elem(0, dims);
-    let mut end: Ints = SmallVec::from_elem(0, dims);
-    let mut stride: Ints = SmallVec::from_elem(0, dims);
-    let (mut begin_mask, mut end_mask, mut shrink_mask) = (0u64, 0u64, 0u64);
-    let mut final_gather: SmallVec<[i64; 8]> = SmallVec::new();
-    let mut full = 0usize;
-    for i in 0..sparse_dims {
-        if bit(ellipsis_mask, i) {
-            let remaining = dim_i64(sparse_dims - i);
-            let next = (dims_i - remaining + 1 + new_axis_after_ellipsis).min(dims_i);
-            while dim_i64(full) < next {
-                begin[full] = 0;
-                end[full] = 0;
-                stride[full] = 1;
-                begin_mask |= 1u64 << full;
-                end_mask |= 1u64 << full;
-                final_gather.push(dim_i64(full));
-                full += 1;
-            }
-        } else if bit(masks.new_axis, i) {
-            final_gather.push(NEW_AXIS);
-        } else {
-            if full == dims {
-                return Err(KernelError::invalid_argument(if dims == 0 {
-                    "Attempting to slice scalar input.".to_owned()
-                } else {
-                    format!("Index out of range using input dim {full}; input has only {dims} dims")
-                }));
-            }
-            begin[full] = sparse_begin[i];
-            end[full] = sparse_end[i];
-            stride[full] = sparse_strides[i];
-            if bit(masks.begin, i) {
-                begin_mask |= 1u64 << full;
-            }
-            if bit(masks.end, i) {
-                end_mask |= 1u64 << full;
-            }
-            if bit(masks.shrink_axis, i) {
-                final_gather.push(SHRINK);
-                shrink_mask |= 1u64 << full;
-            } else {
-                final_gather.push(dim_i64(full));
-            }
-            full += 1;
-        }
-    }
-
-    // Step 3: canonical begin and end, bounds checks, processing shape.
-    let mut is_identity = true;
-    let mut processing: SmallVec<[usize; 8]> = SmallVec::with_capacity(dims);
-    for i in 0..dims {
-        let s = stride[i];
-        let dim = dim_i64(input[i]);
-        if s == 0 {
-            return Err(KernelError::invalid_argument(format!(
-                "strides[{i}] must be non-zero"
-            )));
-        }
-        let shrink = bit(shrink_mask, i);
-        let masked = [bit(begin_mask, i), bit(end_mask, i)];
-        let valid = if s > 0 { [0, dim] } else { [-1, dim - 1] };
-        let canonical = |x: i64, c: usize| {
-            if masked[c] {
-                if s > 0 { valid[c] } else { valid[(c + 1) & 1] }
-            } else {
-                let fwd = if x < 0 { dim.saturating_add(x) } else { x };
-                fwd.clamp(valid[0], valid[1])
-            }
-        };
-        if shrink && s <= 0 {
-            return Err(KernelError::invalid_argument(
-                "only stride 1 allowed on non-range indexing.",
-            ));
-        }
-        if shrink {
-            // foo[-1] means begin = -1, end = 0: re-create end as begin + 1.
-            let fwd = if begin[i] < 0 {
-                dim.saturating_add(begin[i])
-            } else {
-                begin[i]
-            };
-            begin[i] = fwd;
-            end[i] = fwd.saturating_add(1);
-            if fwd < 0 || fwd >= dim {
-                return Err(KernelError::invalid_argument(format!(
-                    "slice index {fwd} of dimension {i} out of bounds."
-                )));
-            }
-        } else {
-            begin[i] = canonical(begin[i], 0);
-            end[i] = canonical(end[i], 1);
-        }
-        is_identity &= s == 1 && begin[i] == 0 && end[i] == dim;
-        let interval = end[i] - begin[i];
-        let size = if interval == 0 || ((interval < 0) != (s < 0)) {
-            0
-        } else {
-            interval / s + i64::from(interval % s != 0)
-        };
-        processing.push(usize::try_from(size).unwrap_or(0));
-    }
-
-    // Step 4: the final shape.
-    let final_shape = final_gather
-        .iter()
-        .filter_map(|&g| match g {
-            NEW_AXIS => Some(1),
-            SHRINK => None,
-            d => usize::try_from(d)
-                .ok()
-                .and_then(|d| processing.get(d).copied()),
-        })
-        .collect();
-    Ok(SliceSpec {
-        begin,
-        end,
-        strides: stride,
-        processing,
-        final_shape,
-        is_identity,
-    })
-}
+use crate::util::index::shape_of;
+use crate::util::strided_slice::{Masks, validate};
 
 /// `StridedSlice` for every type TF's CPU kernel has.
 #[kernel(
@@ -241,19 +28,8 @@ struct StridedSliceKernel {
 
 impl BuildKernel for StridedSliceKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        // TF reads the masks as int32 (an error when out of range); keep
-        // their 32 bits.
-        let mask = |name: &str| -> Result<u64, KernelError> {
-            Ok(u64::from(ctx.attr::<i32>(name)? as u32))
-        };
         Ok(Self {
-            masks: Masks {
-                begin: mask("begin_mask")?,
-                end: mask("end_mask")?,
-                ellipsis: mask("ellipsis_mask")?,
-                new_axis: mask("new_axis_mask")?,
-                shrink_axis: mask("shrink_axis_mask")?,
-            },
+            masks: Masks::from_attrs(ctx)?,
         })
     }
 }
@@ -275,21 +51,7 @@ impl OpKernel for StridedSliceKernel {
             drop(input);
             return ctx.set_output(0, output);
         }
-        let in_strides = strides(input.dims());
-        let mut steps: SmallVec<[i64; 8]> = SmallVec::with_capacity(in_strides.len());
-        let mut base: i64 = 0;
-        let empty = spec.processing.contains(&0);
-        for ((&st, &b), &is) in spec.strides.iter().zip(&spec.begin).zip(&in_strides) {
-            let is = dim_i64(is);
-            let overflow = || KernelError::internal("strided slice offset overflows");
-            steps.push(st.checked_mul(is).ok_or_else(overflow)?);
-            if !empty {
-                base = b
-                    .checked_mul(is)
-                    .and_then(|o| o.checked_add(base))
-                    .ok_or_else(overflow)?;
-            }
-        }
+        let (base, steps) = spec.input_steps(input.dims())?;
         let plan = StridedPlan::new(input.num_elements(), base, &spec.processing, &steps)?;
         let input = ctx.take_input(0)?;
         let out = ctx.allocate_output(0, out_shape)?;

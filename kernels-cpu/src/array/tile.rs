@@ -9,8 +9,8 @@ use registry_core::standard_ops::Tile;
 use smallvec::SmallVec;
 
 use super::elements::run_on_elements;
-use super::index::{dim_i64, int_values, is_vector, shape_of, strides, to_dim};
 use super::strided::StridedPlan;
+use crate::util::index::{dim_i64, int_values, is_vector, shape_of, strides, to_dim};
 
 /// `Tile`: TF registers it with no constraint on `T`, so every dtype we hold
 /// is tiled (as bytes).

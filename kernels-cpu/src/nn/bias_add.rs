@@ -10,8 +10,8 @@ use registry_core::kernel::{
 use registry_core::standard_ops::BiasAdd;
 use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
-use super::window::DataFormat;
 use crate::numeric::Element;
+use crate::util::window::DataFormat;
 
 /// Elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;

@@ -5,44 +5,8 @@ use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
 use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
-use super::window::tap;
-
-/// The sizes of one convolution, validated by the kernel.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ConvGeometry {
-    /// Images.
-    pub(crate) batch: usize,
-    /// Input height.
-    pub(crate) in_rows: usize,
-    /// Input width.
-    pub(crate) in_cols: usize,
-    /// Input channels.
-    pub(crate) in_depth: usize,
-    /// Filter height.
-    pub(crate) filter_rows: usize,
-    /// Filter width.
-    pub(crate) filter_cols: usize,
-    /// Input channels per group (the filter's third dimension).
-    pub(crate) patch_depth: usize,
-    /// Output channels.
-    pub(crate) out_depth: usize,
-    /// Output height.
-    pub(crate) out_rows: usize,
-    /// Output width.
-    pub(crate) out_cols: usize,
-    /// Vertical stride.
-    pub(crate) stride_rows: i64,
-    /// Horizontal stride.
-    pub(crate) stride_cols: i64,
-    /// Vertical dilation.
-    pub(crate) dilation_rows: i64,
-    /// Horizontal dilation.
-    pub(crate) dilation_cols: i64,
-    /// Padding rows above the input.
-    pub(crate) pad_top: i64,
-    /// Padding columns left of the input.
-    pub(crate) pad_left: i64,
-}
+use crate::util::conv::ConvGeometry;
+use crate::util::window::tap;
 
 /// Bytes of im2col patches built at a time (bounds the scratch memory).
 const PATCH_BUDGET_BYTES: usize = 8 << 20;
@@ -70,7 +34,7 @@ pub(crate) fn conv2d_nhwc<T: GemmElement>(
 ) -> Result<(), KernelError> {
     let groups = g.in_depth / g.patch_depth;
     let group_out = g.out_depth / groups;
-    let pixels = g.batch * g.out_rows * g.out_cols;
+    let pixels = g.batch * g.rows.out * g.cols.out;
     let k = g
         .filter_rows
         .checked_mul(g.filter_cols)
@@ -80,10 +44,10 @@ pub(crate) fn conv2d_nhwc<T: GemmElement>(
         && g.filter_cols == 1
         && g.stride_rows == 1
         && g.stride_cols == 1
-        && g.pad_top == 0
-        && g.pad_left == 0
-        && g.out_rows == g.in_rows
-        && g.out_cols == g.in_cols;
+        && g.rows.pad_before == 0
+        && g.cols.pad_before == 0
+        && g.rows.out == g.in_rows
+        && g.cols.out == g.in_cols;
     if pointwise {
         // 1×1, stride 1, no padding: each input pixel is its own patch.
         for grp in 0..groups {
@@ -146,19 +110,26 @@ fn fill_patches<T: GemmElement>(
     }
     let fill_row = |(r, row): (usize, &mut [T])| {
         let pixel = start + r;
-        let ow = pixel % g.out_cols;
-        let oh = (pixel / g.out_cols) % g.out_rows;
-        let b = pixel / (g.out_cols * g.out_rows);
+        let ow = pixel % g.cols.out;
+        let oh = (pixel / g.cols.out) % g.rows.out;
+        let b = pixel / (g.cols.out * g.rows.out);
         let depth = g.patch_depth;
         for (fh, taps) in row.chunks_exact_mut(g.filter_cols * depth).enumerate() {
-            let ih = tap(oh, fh, g.stride_rows, g.dilation_rows, g.pad_top, g.in_rows);
+            let ih = tap(
+                oh,
+                fh,
+                g.stride_rows,
+                g.dilation_rows,
+                g.rows.pad_before,
+                g.in_rows,
+            );
             for (fw, dst) in taps.chunks_exact_mut(depth).enumerate() {
                 let iw = tap(
                     ow,
                     fw,
                     g.stride_cols,
                     g.dilation_cols,
-                    g.pad_left,
+                    g.cols.pad_before,
                     g.in_cols,
                 );
                 let src = ih.zip(iw).and_then(|(ih, iw)| {

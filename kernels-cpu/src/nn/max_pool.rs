@@ -9,8 +9,9 @@ use registry_core::kernel::{
 };
 use registry_core::standard_ops::MaxPool;
 
-use super::window::{DataFormat, Padding, check_valid_padding, windowed_output};
 use crate::numeric::Real;
+use crate::util::pool::{Pool2DParams, PoolGeometry, PoolWindows};
+use crate::util::window::{DataFormat, Padding};
 
 /// Output elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;
@@ -56,10 +57,7 @@ impl PoolElement for registry_core::tensor::bf16 {
 #[kernel(op = MaxPool, device = CPU, T = [half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16])]
 #[derive(Debug)]
 pub struct MaxPoolKernel<T> {
-    ksize: [i64; 4],
-    strides: [i64; 4],
-    padding: Padding,
-    explicit_paddings: Vec<i64>,
+    params: Pool2DParams,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -70,115 +68,27 @@ impl<T: PoolElement> BuildKernel for MaxPoolKernel<T> {
             format == DataFormat::Nhwc,
             "Default MaxPoolingOp only supports NHWC on device type CPU"
         );
-        let ksize: [i64; 4] = ctx.attr::<Vec<i64>>("ksize")?.try_into().map_err(|_| {
-            KernelError::invalid_argument("Sliding window ksize field must specify 4 dimensions")
-        })?;
-        for (i, &k) in ksize.iter().enumerate() {
-            registry_core::kernel_ensure!(
-                k > 0,
-                "Sliding window ksize for dimension {i} was zero."
-            );
-        }
-        let strides: [i64; 4] = ctx.attr::<Vec<i64>>("strides")?.try_into().map_err(|_| {
-            KernelError::invalid_argument("Sliding window stride field must specify 4 dimensions")
-        })?;
-        let padding = Padding::parse(&ctx.attr::<String>("padding")?)?;
-        let explicit_paddings: Vec<i64> = if padding == Padding::Explicit {
-            let p: Vec<i64> = ctx.attr("explicit_paddings")?;
-            check_valid_padding(padding, &p, format)?;
-            p
-        } else {
-            Vec::new()
-        };
-        if ksize[0] != 1 || strides[0] != 1 {
-            return Err(KernelError::unimplemented(
-                "Pooling is not yet supported on the batch dimension.",
-            ));
-        }
         Ok(Self {
-            ksize,
-            strides,
-            padding,
-            explicit_paddings,
+            params: Pool2DParams::from_attrs(ctx, format)?,
             _t: PhantomData,
         })
     }
 }
 
-/// The validated sizes of one pooling.
-#[derive(Debug, Clone, Copy)]
-struct PoolGeometry {
-    in_rows: usize,
-    in_cols: usize,
-    depth: usize,
-    window_rows: usize,
-    window_cols: usize,
-    stride_rows: i64,
-    stride_cols: i64,
-    out_rows: usize,
-    out_cols: usize,
-    pad_top: i64,
-    pad_left: i64,
-}
-
 impl<T: PoolElement> OpKernel for MaxPoolKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
-        let &[batch, in_rows, in_cols, depth] = input.dims() else {
-            return Err(KernelError::invalid_argument(format!(
-                "tensor_in_shape must have 2 spatial dimensions. {} 0",
-                input.shape().rank()
-            )));
+        let geo = match self.params.windows(input.dims())? {
+            PoolWindows::Spatial(geo) => geo,
+            PoolWindows::Depthwise(depth_window) => {
+                let p = &self.params;
+                return depthwise::<T>(p.strides[3], p.padding, ctx, &input, depth_window);
+            }
         };
-        let window = |v: i64| usize::try_from(v).unwrap_or(usize::MAX);
-        let [_, window_rows, window_cols, depth_window] = self.ksize.map(window);
-        if depth_window != 1 && (window_rows != 1 || window_cols != 1) {
-            return Err(KernelError::unimplemented(
-                "MaxPooling supports exactly one of pooling across depth or pooling across \
-                 width/height.",
-            ));
-        }
-        if depth_window > 1 {
-            return depthwise::<T>(self.strides[3], self.padding, ctx, &input, depth_window);
-        }
-        let explicit = |i: usize| match self.explicit_paddings.get(2 * i..2 * i + 2) {
-            Some(&[before, after]) => (before, after),
-            _ => (0, 0),
-        };
-        let (stride_rows, stride_cols) = (self.strides[1], self.strides[2]);
-        let rows = windowed_output(
-            in_rows,
-            window_rows,
-            1,
-            stride_rows,
-            self.padding,
-            explicit(1),
-        )?;
-        let cols = windowed_output(
-            in_cols,
-            window_cols,
-            1,
-            stride_cols,
-            self.padding,
-            explicit(2),
-        )?;
-        let geo = PoolGeometry {
-            in_rows,
-            in_cols,
-            depth,
-            window_rows,
-            window_cols,
-            stride_rows,
-            stride_cols,
-            out_rows: rows.out,
-            out_cols: cols.out,
-            pad_top: rows.pad_before,
-            pad_left: cols.pad_before,
-        };
-        let out = ctx.allocate_output(0, [batch, rows.out, cols.out, depth])?;
+        let out = ctx.allocate_output(0, geo.out_shape(DataFormat::Nhwc))?;
         let out = out.as_mut_slice::<T>()?;
         let input = input.as_slice::<T>()?;
-        let row_len = geo.out_cols * depth;
+        let row_len = geo.cols.out * geo.depth;
         if row_len == 0 || out.is_empty() {
             return Ok(());
         }
@@ -254,12 +164,24 @@ fn window_range(
 /// Output row `r` (image `r / out_rows`, row `r % out_rows`): each pixel's
 /// channels are the maximum over its window, starting from `lowest`.
 fn pool_output_row<T: PoolElement>(g: &PoolGeometry, input: &[T], r: usize, row: &mut [T]) {
-    let (b, oh) = (r / g.out_rows, r % g.out_rows);
+    let (b, oh) = (r / g.rows.out, r % g.rows.out);
     let depth = g.depth;
     row.fill(T::LOWEST_FINITE);
-    let (h0, h1) = window_range(oh, g.window_rows, g.stride_rows, g.pad_top, g.in_rows);
+    let (h0, h1) = window_range(
+        oh,
+        g.window_rows,
+        g.stride_rows,
+        g.rows.pad_before,
+        g.in_rows,
+    );
     for (ow, out_px) in row.chunks_exact_mut(depth).enumerate() {
-        let (w0, w1) = window_range(ow, g.window_cols, g.stride_cols, g.pad_left, g.in_cols);
+        let (w0, w1) = window_range(
+            ow,
+            g.window_cols,
+            g.stride_cols,
+            g.cols.pad_before,
+            g.in_cols,
+        );
         for ih in h0..h1 {
             for iw in w0..w1 {
                 let at = ((b * g.in_rows + ih) * g.in_cols + iw) * depth;

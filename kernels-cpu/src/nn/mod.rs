@@ -1,5 +1,7 @@
 //! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Relu, Softmax and
-//! FusedBatchNormV3.
+//! FusedBatchNormV3. Data formats, padding, window sizes and the checks of
+//! Conv2D and MaxPool are in [`crate::util::window`], [`crate::util::conv`]
+//! and [`crate::util::pool`] (shared with the GPU kernels).
 
 // Conv2D multiplies with the matrix-product engine of `linalg`; when that
 // group is compiled out, the same source is compiled here.
@@ -13,7 +15,6 @@ mod gemm;
 
 mod conv2d;
 mod im2col;
-mod window;
 
 pub use conv2d::Conv2DKernel;
 mod batch_norm;

@@ -18,9 +18,9 @@ use registry_core::proto::DataType;
 use registry_core::standard_ops::ArgMax;
 use registry_core::tensor::{TensorElement, TensorShape, bf16, f16};
 
-use super::axes::read_axes;
 use super::engine::PARALLEL_MIN;
 use crate::numeric::Element;
+use crate::util::axes::read_axes;
 
 /// An element type ArgMax compares.
 pub trait ArgMaxElement: Element + TensorElement {

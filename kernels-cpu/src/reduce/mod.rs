@@ -9,8 +9,9 @@
 //! (`[outer, reduced, inner]`). Large inputs are split across threads with
 //! rayon; results do not depend on the number of threads.
 //!
-//! Modules: `axes` (reading `reduction_indices`, planning the simplified
-//! problem), `engine` (the generic, vectorizable reduction loops),
+//! Modules: `axes` (the simplified problem, planned from
+//! [`crate::util::axes`], which reads `reduction_indices` and checks the
+//! axes for the GPU kernels too), `engine` (the generic, vectorizable reduction loops),
 //! `reducers` (the accumulators of Sum, Mean and Max and their element
 //! traits), `sum_mean_max` (those three kernels) and `argmax` (ArgMax).
 

@@ -10,9 +10,10 @@ use registry_core::kernel::{
 use registry_core::standard_ops::{Max, Mean, Sum};
 use registry_core::tensor::TensorElement;
 
-use super::axes::{ReductionPlan, read_axes};
+use super::axes::ReductionPlan;
 use super::engine::{self, Reducer};
 use super::reducers::{MaxElement, MaxReducer, MeanReducer, SumElement, SumReducer};
+use crate::util::axes::read_axes;
 
 /// Runs a reduction of input 0 over the axes in input 1 (TF's
 /// `ReductionOp::Compute`): validates the axes, shares the input when

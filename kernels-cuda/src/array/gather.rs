@@ -8,6 +8,7 @@
 
 use std::marker::PhantomData;
 
+use kernels_cpu::util::index::{Dims, dim_i64, shape_of, single_int};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -17,7 +18,6 @@ use registry_core::standard_ops::GatherV2;
 use registry_core::tensor::{TensorElement, TensorShape};
 use smallvec::SmallVec;
 
-use super::index::{Dims, dim_i64, shape_of, single_int};
 use super::mover::{GatherDims, Mover};
 use super::source::entry;
 use crate::gpu::gpu_bytes;

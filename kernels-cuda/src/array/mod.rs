@@ -26,7 +26,6 @@
 mod concat;
 mod constant;
 mod gather;
-mod index;
 mod mover;
 mod one_hot;
 mod pad;

@@ -6,6 +6,7 @@
 
 use std::marker::PhantomData;
 
+use kernels_cpu::util::index::{Dims, dim_i64, shape_of};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -15,7 +16,6 @@ use registry_core::standard_ops::OneHot;
 use registry_core::tensor::{Tensor, TensorElement, TensorShape};
 use smallvec::SmallVec;
 
-use super::index::{Dims, dim_i64, shape_of};
 use super::mover::Mover;
 use super::source::entry;
 use crate::gpu::gpu_bytes;

@@ -2,6 +2,7 @@
 //! is the input element it covers, or zero bytes outside the input's box
 //! (`pad_copy`).
 
+use kernels_cpu::util::index::{Dims, int_values, shape_of, to_dim};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -10,7 +11,6 @@ use registry_core::standard_ops::Pad;
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::index::{Dims, int_values, shape_of, to_dim};
 use super::mover::Mover;
 use super::plan::{PadDim, PadPlan};
 use super::source::entry;

@@ -2,6 +2,7 @@
 //! (`size[i] = -1` takes the rest of dimension `i`), validated as TF's
 //! `SharedSliceValidation` does and copied with the strided copy.
 
+use kernels_cpu::util::index::{Dims, Ints, dim_i64, int_values, is_vector, shape_of, strides};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -10,7 +11,6 @@ use registry_core::standard_ops::Slice;
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::index::{Dims, Ints, dim_i64, int_values, is_vector, strides};
 use super::mover::Mover;
 use super::plan::StridedPlan;
 use super::source::entry;
@@ -108,7 +108,7 @@ impl OpKernel for SliceGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
         let b = slice_box(input.dims(), ctx.input(1)?, ctx.input(2)?)?;
-        let out_shape = super::index::shape_of(&b.sizes)?;
+        let out_shape = shape_of(&b.sizes)?;
         if b.identity {
             return ctx.set_output(0, input);
         }

@@ -2,6 +2,7 @@
 //! `d` `multiples[d]` times; each output element reads the input at its
 //! index modulo the input's dimensions (`tile_copy`).
 
+use kernels_cpu::util::index::{Dims, int_values, is_vector, shape_of, to_dim};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -10,7 +11,6 @@ use registry_core::standard_ops::Tile;
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::index::{Dims, int_values, is_vector, to_dim};
 use super::mover::Mover;
 use super::plan::TilePlan;
 use super::source::entry;
@@ -79,7 +79,7 @@ impl OpKernel for TileGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
         let (reps, out_dims) = tile_dims(input.dims(), ctx.input(1)?)?;
-        let out_shape = super::index::shape_of(&out_dims)?;
+        let out_shape = shape_of(&out_dims)?;
         if out_shape.dims() == input.dims() {
             return ctx.set_output(0, input);
         }

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use kernels_cpu::util::window::DataFormat;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -12,7 +13,6 @@ use registry_core::standard_ops::BiasAdd;
 use registry_core::tensor::{TensorElement, TensorShape};
 
 use super::sources;
-use super::window::DataFormat;
 use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
 
 /// `BiasAdd` on the GPU (TF's GPU types: half, bfloat16, float, double,

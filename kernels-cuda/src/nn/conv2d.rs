@@ -1,5 +1,6 @@
 //! `Conv2D` on the GPU through cuDNN (`cudnnConvolutionForward`), NHWC and
-//! NCHW, with TF's validation and output geometry.
+//! NCHW, with TF's validation and output geometry
+//! (`kernels_cpu::util::conv`, as on the CPU).
 //!
 //! The HWIO filter is permuted by an NVRTC kernel into the layout cuDNN
 //! reads for the data format (KCRS for NCHW, KRSC for NHWC). cuDNN pads
@@ -13,6 +14,8 @@ use std::sync::Arc;
 
 use cudarc::cudnn::{ConvForward, CudnnDataType, CudnnError, sys as cudnn_sys};
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use kernels_cpu::util::conv::{Conv2DParams, ConvGeometry};
+use kernels_cpu::util::window::{DataFormat, Window};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -21,7 +24,6 @@ use registry_core::standard_ops::Conv2D;
 use registry_core::tensor::{TensorElement, TensorShape, f16};
 
 use super::sources;
-use super::window::{DataFormat, Padding, Window, check_int, check_valid_padding, windowed_output};
 use crate::gpu::{GpuDevice, GpuKernelIo, ShapeArg, gpu_error, grid_for};
 
 /// cuDNN's `CUDNN_DATA_HALF` elements (IEEE half bits), with `float`
@@ -84,204 +86,6 @@ impl ConvElement for f16 {
     const ZERO: CudnnHalf = CudnnHalf(0);
     const MATH: cudnn_sys::cudnnMathType_t = cudnn_sys::cudnnMathType_t::CUDNN_TENSOR_OP_MATH;
     const NHWC_NATIVE: bool = true;
-}
-
-/// `Conv2D`'s validated attrs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ConvAttrs {
-    strides: [i64; 4],
-    dilations: [i64; 4],
-    padding: Padding,
-    explicit_paddings: Vec<i64>,
-    format: DataFormat,
-}
-
-/// The validated sizes of one convolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ConvGeometry {
-    pub(crate) batch: usize,
-    pub(crate) in_rows: usize,
-    pub(crate) in_cols: usize,
-    pub(crate) in_depth: usize,
-    pub(crate) filter_rows: usize,
-    pub(crate) filter_cols: usize,
-    pub(crate) patch_depth: usize,
-    pub(crate) out_depth: usize,
-    pub(crate) stride_rows: i64,
-    pub(crate) stride_cols: i64,
-    pub(crate) dilation_rows: i64,
-    pub(crate) dilation_cols: i64,
-    pub(crate) rows: Window,
-    pub(crate) cols: Window,
-}
-
-impl ConvAttrs {
-    /// Checks the attrs as TF's `InitConv2DParameters` does.
-    pub(crate) fn new(
-        strides: Vec<i64>,
-        dilations: Vec<i64>,
-        padding: &str,
-        explicit_paddings: Vec<i64>,
-        format: &str,
-    ) -> Result<Self, KernelError> {
-        let padding = Padding::parse(padding)?;
-        let format = DataFormat::parse(format)?;
-        let dilations: [i64; 4] = dilations.try_into().map_err(|_| {
-            KernelError::invalid_argument(
-                "Sliding window dilations field must specify 4 dimensions",
-            )
-        })?;
-        let strides: [i64; 4] = strides.try_into().map_err(|_| {
-            KernelError::invalid_argument("Sliding window strides field must specify 4 dimensions")
-        })?;
-        let at = |v: &[i64; 4], d: char| v[format.index(d)];
-        if at(&strides, 'N') != 1 || at(&strides, 'C') != 1 {
-            return Err(KernelError::unimplemented(
-                "Current implementation does not yet support strides in the batch and depth \
-                 dimensions.",
-            ));
-        }
-        registry_core::kernel_ensure!(
-            at(&strides, 'H') > 0 && at(&strides, 'W') > 0,
-            "Row and column strides should be larger than 0."
-        );
-        if at(&dilations, 'N') != 1 || at(&dilations, 'C') != 1 {
-            return Err(KernelError::unimplemented(
-                "Current implementation does not yet support dilations in the batch and depth \
-                 dimensions.",
-            ));
-        }
-        registry_core::kernel_ensure!(
-            at(&dilations, 'H') > 0 && at(&dilations, 'W') > 0,
-            "Dilated rates should be larger than 0."
-        );
-        check_valid_padding(padding, &explicit_paddings, format)?;
-        Ok(Self {
-            strides,
-            dilations,
-            padding,
-            explicit_paddings,
-            format,
-        })
-    }
-
-    /// Checks the shapes and computes the output geometry (TF's
-    /// `ComputeConv2DDimension`), with the CPU kernel's messages.
-    pub(crate) fn geometry(
-        &self,
-        input: &[usize],
-        filter: &[usize],
-    ) -> Result<ConvGeometry, KernelError> {
-        let shape = |d: &[usize]| {
-            let dims: Vec<String> = d.iter().map(usize::to_string).collect();
-            format!("[{}]", dims.join(","))
-        };
-        let (&[_, _, _, _], &[fh, fw, patch_depth, out_depth]) = (input, filter) else {
-            return Err(KernelError::invalid_argument(if input.len() != 4 {
-                format!("convolution input must be 4-dimensional: {}", shape(input))
-            } else {
-                format!(
-                    "convolution filter must be 4-dimensional: {}",
-                    shape(filter)
-                )
-            }));
-        };
-        for &d in &filter[..3] {
-            check_int(d, "filter too large")?;
-        }
-        let f = self.format;
-        let in_depth = input[f.index('C')];
-        check_int(in_depth, "Input depth too large")?;
-        check_int(patch_depth, "Patch depth too large")?;
-        registry_core::kernel_ensure!(
-            patch_depth > 0,
-            "filter depth must be stricly positive, got {patch_depth}"
-        );
-        registry_core::kernel_ensure!(
-            in_depth.is_multiple_of(patch_depth),
-            "input depth must be evenly divisible by filter depth: {in_depth} vs {patch_depth}"
-        );
-        let (in_rows, in_cols, batch) = (input[f.index('H')], input[f.index('W')], input[0]);
-        check_int(in_rows, "Input rows too large")?;
-        check_int(in_cols, "Input cols too large")?;
-        check_int(batch, "batch is too large")?;
-        let explicit = |d: char| {
-            let i = 2 * f.index(d);
-            match self.explicit_paddings.get(i..i + 2) {
-                Some(&[before, after]) => (before, after),
-                _ => (0, 0),
-            }
-        };
-        let (stride_rows, stride_cols) = (self.strides[f.index('H')], self.strides[f.index('W')]);
-        let (dilation_rows, dilation_cols) =
-            (self.dilations[f.index('H')], self.dilations[f.index('W')]);
-        let rows = windowed_output(
-            in_rows,
-            fh,
-            dilation_rows,
-            stride_rows,
-            self.padding,
-            explicit('H'),
-        )?;
-        let cols = windowed_output(
-            in_cols,
-            fw,
-            dilation_cols,
-            stride_cols,
-            self.padding,
-            explicit('W'),
-        )?;
-        Ok(ConvGeometry {
-            batch,
-            in_rows,
-            in_cols,
-            in_depth,
-            filter_rows: fh,
-            filter_cols: fw,
-            patch_depth,
-            out_depth,
-            stride_rows,
-            stride_cols,
-            dilation_rows,
-            dilation_cols,
-            rows,
-            cols,
-        })
-    }
-
-    /// The checks TF makes before launching, once the output is known to
-    /// be non-empty; returns the group count.
-    pub(crate) fn check_launch(
-        &self,
-        g: &ConvGeometry,
-        filter_elements: usize,
-    ) -> Result<usize, KernelError> {
-        registry_core::kernel_ensure!(
-            self.explicit_paddings
-                .iter()
-                .all(|&p| i32::try_from(p).is_ok()),
-            "filter too large"
-        );
-        registry_core::kernel_ensure!(
-            filter_elements > 0,
-            "filter must not have zero elements (i.e. all dimensions must be non-zero)"
-        );
-        let groups = g.in_depth / g.patch_depth;
-        registry_core::kernel_ensure!(
-            g.out_depth.is_multiple_of(groups) && g.out_depth >= groups,
-            "output depth must be evenly divisible by number of groups: {} vs {}",
-            g.out_depth,
-            groups
-        );
-        Ok(groups)
-    }
-}
-
-impl ConvGeometry {
-    /// The output shape in `format`.
-    pub(crate) fn out_shape(&self, format: DataFormat) -> [usize; 4] {
-        format.shape(self.batch, self.rows.out, self.cols.out, self.out_depth)
-    }
 }
 
 /// How cuDNN runs a geometry: the symmetric padding it applies, and the
@@ -371,19 +175,13 @@ pub struct Conv2DGpu<T> {
     dev: Arc<GpuDevice>,
     permute: CudaFunction,
     pad: CudaFunction,
-    attrs: ConvAttrs,
+    params: Conv2DParams,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let attrs = ConvAttrs::new(
-            ctx.attr("strides")?,
-            ctx.attr("dilations")?,
-            &ctx.attr::<String>("padding")?,
-            ctx.attr("explicit_paddings")?,
-            &ctx.attr::<String>("data_format")?,
-        )?;
+        let params = Conv2DParams::from_attrs(ctx)?;
         let dev = GpuDevice::get()?;
         let source = sources::conv_layout(T::DTYPE)?;
         let permute = dev.function(&source, "permute")?;
@@ -392,7 +190,7 @@ impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
             dev,
             permute,
             pad,
-            attrs,
+            params,
             _t: PhantomData,
         })
     }
@@ -630,15 +428,15 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let (input, input_bytes) = ctx.gpu_input(0)?;
         let (filter, filter_bytes) = ctx.gpu_input(1)?;
-        let g = self.attrs.geometry(input.dims(), filter.dims())?;
-        let out_shape = TensorShape::new(g.out_shape(self.attrs.format))?;
+        let g = self.params.geometry(input.dims(), filter.dims())?;
+        let out_shape = TensorShape::new(g.out_shape(self.params.format))?;
         let out_bytes = out_shape.num_elements() * std::mem::size_of::<T>();
         if out_shape.num_elements() == 0 || input.num_elements() == 0 {
             // Nothing to compute, or only padding: zeros.
             let out = self.dev.alloc_zeroed(out_bytes)?;
             return ctx.set_output(0, self.dev.tensor(T::DTYPE, out_shape, out)?);
         }
-        let groups = self.attrs.check_launch(&g, filter.num_elements())?;
+        let groups = self.params.check_launch(&g, filter.num_elements())?;
         let in_dims: [usize; 4] = input
             .dims()
             .try_into()
@@ -647,7 +445,7 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
             .dims()
             .try_into()
             .map_err(|_| KernelError::internal("Conv2D filter is not 4-D"))?;
-        let format = self.attrs.format;
+        let format = self.params.format;
         let compute = compute_format(format, T::NHWC_NATIVE);
         // The input in the layout cuDNN computes in.
         let transposed = if compute != format {
@@ -689,26 +487,9 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
 mod tests {
     use super::*;
 
-    fn attrs(
-        padding: &str,
-        explicit: Vec<i64>,
-        format: &str,
-        strides: [i64; 4],
-        dilations: [i64; 4],
-    ) -> ConvAttrs {
-        ConvAttrs::new(
-            strides.to_vec(),
-            dilations.to_vec(),
-            padding,
-            explicit,
-            format,
-        )
-        .unwrap()
-    }
-
     #[test]
     fn same_padding_splits_into_symmetric_and_extra() {
-        let a = attrs("SAME", vec![], "NHWC", [1, 1, 1, 1], [1; 4]);
+        let a = Conv2DParams::new(vec![1; 4], vec![1; 4], "SAME", vec![], "NHWC").unwrap();
         // Window 4 over 5: 3 in total, 1 before and 2 after.
         let g = a.geometry(&[1, 5, 5, 2], &[4, 3, 2, 7]).unwrap();
         assert_eq!((g.rows.out, g.cols.out), (5, 5));
@@ -725,13 +506,15 @@ mod tests {
 
     #[test]
     fn explicit_padding_and_nchw() {
-        let a = attrs(
+        let explicit = vec![0, 0, 0, 0, 2, 1, 0, 3];
+        let a = Conv2DParams::new(
+            vec![1, 1, 2, 1],
+            vec![1, 1, 1, 2],
             "EXPLICIT",
-            vec![0, 0, 0, 0, 2, 1, 0, 3],
+            explicit,
             "NCHW",
-            [1, 1, 2, 1],
-            [1, 1, 1, 2],
-        );
+        )
+        .unwrap();
         let g = a.geometry(&[2, 4, 6, 5], &[3, 2, 4, 8]).unwrap();
         // Rows: (6 + 3 - 3) / 2 + 1 = 4; cols: dilated window 3, (5 + 3 - 3) + 1 = 6.
         assert_eq!((g.rows.out, g.cols.out), (4, 6));
@@ -765,51 +548,11 @@ mod tests {
     }
 
     #[test]
-    fn groups_and_tf_errors() {
-        let a = attrs("VALID", vec![], "NHWC", [1; 4], [1; 4]);
-        let g = a.geometry(&[1, 3, 3, 6], &[1, 1, 2, 9]).unwrap();
-        assert_eq!(a.check_launch(&g, 18).unwrap(), 3);
-        let g = a.geometry(&[1, 3, 3, 6], &[1, 1, 2, 4]).unwrap();
-        let e = a.check_launch(&g, 8).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("evenly divisible by number of groups"),
-            "{e}"
+    fn cudnn_ints_are_checked() {
+        assert_eq!(c_int(7, "x").unwrap(), 7);
+        assert_eq!(
+            c_int(1 << 31, "groups").unwrap_err().to_string(),
+            "Conv2D on the GPU: groups (2147483648) exceeds cuDNN's int range"
         );
-        let e = a.geometry(&[1, 3, 3, 5], &[1, 1, 2, 4]).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("input depth must be evenly divisible"),
-            "{e}"
-        );
-        let e = a.geometry(&[3, 3, 5], &[1, 1, 5, 4]).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("convolution input must be 4-dimensional: [3,3,5]"),
-            "{e}"
-        );
-        let e = a.geometry(&[1, 3, 3, 5], &[1, 5, 4]).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("convolution filter must be 4-dimensional"),
-            "{e}"
-        );
-        let e = ConvAttrs::new(vec![2, 1, 1, 1], vec![1; 4], "VALID", vec![], "NHWC").unwrap_err();
-        assert!(
-            e.to_string().contains("strides in the batch and depth"),
-            "{e}"
-        );
-        let e = ConvAttrs::new(vec![1; 4], vec![1, 1, 0, 1], "VALID", vec![], "NHWC").unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("Dilated rates should be larger than 0."),
-            "{e}"
-        );
-        let e = ConvAttrs::new(vec![1; 3], vec![1; 4], "VALID", vec![], "NHWC").unwrap_err();
-        assert!(
-            e.to_string().contains("strides field must specify 4"),
-            "{e}"
-        );
-        assert!(c_int(1 << 31, "x").is_err());
     }
 }

@@ -8,6 +8,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
+use kernels_cpu::util::pool::{Pool2DParams, PoolWindows};
+use kernels_cpu::util::window::DataFormat;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -16,7 +18,6 @@ use registry_core::standard_ops::MaxPool;
 use registry_core::tensor::{TensorElement, TensorShape};
 
 use super::sources;
-use super::window::{DataFormat, Padding, check_valid_padding, windowed_output};
 use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
 
 /// The kernel's `struct pool_geometry` (see
@@ -56,132 +57,37 @@ pub struct PoolGeometryArg {
 // padding), laid out exactly as the source's `struct pool_geometry`.
 unsafe impl DeviceRepr for PoolGeometryArg {}
 
-/// `MaxPool`'s validated attrs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PoolAttrs {
-    ksize: [i64; 4],
-    strides: [i64; 4],
-    padding: Padding,
-    explicit_paddings: Vec<i64>,
-    format: DataFormat,
-}
-
-impl PoolAttrs {
-    /// Checks the attrs as TF's `MaxPoolingNoMaskOp<GPUDevice>` does.
-    pub(crate) fn new(
-        format: &str,
-        ksize: Vec<i64>,
-        strides: Vec<i64>,
-        padding: &str,
-        explicit_paddings: Vec<i64>,
-    ) -> Result<Self, KernelError> {
-        let format = DataFormat::parse(format)?;
-        let ksize: [i64; 4] = ksize.try_into().map_err(|_| {
-            KernelError::invalid_argument("Sliding window ksize field must specify 4 dimensions")
-        })?;
-        for (i, &k) in ksize.iter().enumerate() {
-            registry_core::kernel_ensure!(
-                k > 0,
-                "Sliding window ksize for dimension {i} was zero."
-            );
-        }
-        let strides: [i64; 4] = strides.try_into().map_err(|_| {
-            KernelError::invalid_argument("Sliding window stride field must specify 4 dimensions")
-        })?;
-        let padding = Padding::parse(padding)?;
-        let explicit_paddings = if padding == Padding::Explicit {
-            check_valid_padding(padding, &explicit_paddings, format)?;
-            explicit_paddings
-        } else {
-            Vec::new()
-        };
-        if ksize[0] != 1 || strides[0] != 1 {
-            return Err(KernelError::unimplemented(
-                "Pooling is not yet supported on the batch dimension.",
-            ));
-        }
-        Ok(Self {
-            ksize,
-            strides,
-            padding,
-            explicit_paddings,
-            format,
-        })
-    }
-
-    /// The output shape and kernel geometry for an input of `dims`.
-    pub(crate) fn geometry(
-        &self,
-        dims: &[usize],
-    ) -> Result<(TensorShape, PoolGeometryArg), KernelError> {
-        let &[_, _, _, _] = dims else {
-            return Err(KernelError::invalid_argument(format!(
-                "tensor_in_shape must have 2 spatial dimensions. {} 0",
-                dims.len()
-            )));
-        };
-        let f = self.format;
-        let window = |d: char| usize::try_from(self.ksize[f.index(d)]).unwrap_or(usize::MAX);
-        let (window_rows, window_cols, depth_window) = (window('H'), window('W'), window('C'));
-        if depth_window != 1 && (window_rows != 1 || window_cols != 1) {
-            return Err(KernelError::unimplemented(
-                "MaxPooling supports exactly one of pooling across depth or pooling across \
-                 width/height.",
-            ));
-        }
-        if depth_window > 1 {
+/// The output shape and kernel geometry of `MaxPool` with `params` for an
+/// input of `dims`.
+pub(crate) fn pool_geometry(
+    params: &Pool2DParams,
+    dims: &[usize],
+) -> Result<(TensorShape, PoolGeometryArg), KernelError> {
+    let g = match params.windows(dims)? {
+        PoolWindows::Spatial(g) => g,
+        PoolWindows::Depthwise(_) => {
             return Err(KernelError::unimplemented(
                 "Depthwise max pooling is currently only implemented for CPU devices.",
             ));
         }
-        let explicit = |d: char| {
-            let i = 2 * f.index(d);
-            match self.explicit_paddings.get(i..i + 2) {
-                Some(&[before, after]) => (before, after),
-                _ => (0, 0),
-            }
-        };
-        let (batch, in_rows, in_cols, depth) = (
-            dims[0],
-            dims[f.index('H')],
-            dims[f.index('W')],
-            dims[f.index('C')],
-        );
-        let (stride_rows, stride_cols) = (self.strides[f.index('H')], self.strides[f.index('W')]);
-        let rows = windowed_output(
-            in_rows,
-            window_rows,
-            1,
-            stride_rows,
-            self.padding,
-            explicit('H'),
-        )?;
-        let cols = windowed_output(
-            in_cols,
-            window_cols,
-            1,
-            stride_cols,
-            self.padding,
-            explicit('W'),
-        )?;
-        let shape = TensorShape::new(f.shape(batch, rows.out, cols.out, depth))?;
-        let geo = PoolGeometryArg {
-            batch: batch as i64,
-            in_rows: in_rows as i64,
-            in_cols: in_cols as i64,
-            depth: depth as i64,
-            out_rows: rows.out as i64,
-            out_cols: cols.out as i64,
-            window_rows: window_rows as i64,
-            window_cols: window_cols as i64,
-            stride_rows,
-            stride_cols,
-            pad_top: rows.pad_before,
-            pad_left: cols.pad_before,
-            nchw: i64::from(f == DataFormat::Nchw),
-        };
-        Ok((shape, geo))
-    }
+    };
+    let shape = TensorShape::new(g.out_shape(params.format))?;
+    let geo = PoolGeometryArg {
+        batch: g.batch as i64,
+        in_rows: g.in_rows as i64,
+        in_cols: g.in_cols as i64,
+        depth: g.depth as i64,
+        out_rows: g.rows.out as i64,
+        out_cols: g.cols.out as i64,
+        window_rows: g.window_rows as i64,
+        window_cols: g.window_cols as i64,
+        stride_rows: g.stride_rows,
+        stride_cols: g.stride_cols,
+        pad_top: g.rows.pad_before,
+        pad_left: g.cols.pad_before,
+        nchw: i64::from(params.format == DataFormat::Nchw),
+    };
+    Ok((shape, geo))
 }
 
 /// `MaxPool` on the GPU (half, bfloat16, float, double): spatial windows
@@ -191,31 +97,20 @@ impl PoolAttrs {
 pub struct MaxPoolGpu<T> {
     dev: Arc<GpuDevice>,
     func: CudaFunction,
-    attrs: PoolAttrs,
+    params: Pool2DParams,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: TensorElement> BuildKernel for MaxPoolGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let padding: String = ctx.attr("padding")?;
-        let explicit = if padding == "EXPLICIT" {
-            ctx.attr("explicit_paddings")?
-        } else {
-            Vec::new()
-        };
-        let attrs = PoolAttrs::new(
-            &ctx.attr::<String>("data_format")?,
-            ctx.attr("ksize")?,
-            ctx.attr("strides")?,
-            &padding,
-            explicit,
-        )?;
+        let format = DataFormat::parse(&ctx.attr::<String>("data_format")?)?;
+        let params = Pool2DParams::from_attrs(ctx, format)?;
         let dev = GpuDevice::get()?;
         let func = dev.function(&sources::max_pool(T::DTYPE)?, "max_pool")?;
         Ok(Self {
             dev,
             func,
-            attrs,
+            params,
             _t: PhantomData,
         })
     }
@@ -224,7 +119,7 @@ impl<T: TensorElement> BuildKernel for MaxPoolGpu<T> {
 impl<T: TensorElement> OpKernel for MaxPoolGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let (x, x_bytes) = ctx.gpu_input(0)?;
-        let (shape, geo) = self.attrs.geometry(x.dims())?;
+        let (shape, geo) = pool_geometry(&self.params, x.dims())?;
         let n = shape.num_elements();
         let bytes = n * std::mem::size_of::<T>();
         // SAFETY: the kernel writes all n output elements before anything
@@ -248,59 +143,33 @@ impl<T: TensorElement> OpKernel for MaxPoolGpu<T> {
 mod tests {
     use super::*;
 
-    fn attrs(format: &str, ksize: [i64; 4], strides: [i64; 4], padding: &str) -> PoolAttrs {
-        PoolAttrs::new(
-            format,
-            ksize.to_vec(),
-            strides.to_vec(),
-            padding,
-            Vec::new(),
-        )
-        .unwrap()
+    fn params(format: DataFormat, ksize: [i64; 4], strides: [i64; 4]) -> Pool2DParams {
+        Pool2DParams::new(format, ksize.to_vec(), strides.to_vec(), "SAME", Vec::new()).unwrap()
     }
 
     #[test]
-    fn nhwc_and_nchw_geometry() {
-        let a = attrs("NHWC", [1, 2, 2, 1], [1, 2, 2, 1], "SAME");
-        let (shape, geo) = a.geometry(&[2, 5, 4, 3]).unwrap();
+    fn nhwc_and_nchw_kernel_geometry() {
+        let p = params(DataFormat::Nhwc, [1, 2, 2, 1], [1, 2, 2, 1]);
+        let (shape, geo) = pool_geometry(&p, &[2, 5, 4, 3]).unwrap();
         assert_eq!(shape.dims(), &[2, 3, 2, 3]);
         assert_eq!((geo.pad_top, geo.pad_left, geo.nchw), (0, 0, 0));
-        let a = attrs("NCHW", [1, 1, 3, 3], [1, 1, 1, 1], "SAME");
-        let (shape, geo) = a.geometry(&[2, 3, 5, 4]).unwrap();
+        let p = params(DataFormat::Nchw, [1, 1, 3, 3], [1, 1, 1, 1]);
+        let (shape, geo) = pool_geometry(&p, &[2, 3, 5, 4]).unwrap();
         assert_eq!(shape.dims(), &[2, 3, 5, 4]);
         assert_eq!(
             (geo.depth, geo.in_rows, geo.in_cols, geo.nchw),
             (3, 5, 4, 1)
         );
         assert_eq!((geo.pad_top, geo.pad_left), (1, 1));
-        let a = PoolAttrs::new(
-            "NHWC",
-            vec![1, 2, 2, 1],
-            vec![1, 1, 1, 1],
-            "EXPLICIT",
-            vec![0, 0, 1, 2, 0, 1, 0, 0],
-        )
-        .unwrap();
-        let (shape, geo) = a.geometry(&[1, 3, 3, 1]).unwrap();
-        assert_eq!(shape.dims(), &[1, 5, 3, 1]);
-        assert_eq!((geo.pad_top, geo.pad_left), (1, 0));
     }
 
     #[test]
-    fn tf_errors() {
-        let e = PoolAttrs::new("NHWC", vec![1, 2, 2], vec![1; 4], "VALID", vec![]).unwrap_err();
-        assert!(e.to_string().contains("ksize field must specify 4"), "{e}");
-        let e = PoolAttrs::new("NHWC", vec![1, 0, 2, 1], vec![1; 4], "VALID", vec![]).unwrap_err();
-        assert!(e.to_string().contains("dimension 1 was zero"), "{e}");
-        let e = PoolAttrs::new("NHWC", vec![2, 1, 1, 1], vec![1; 4], "VALID", vec![]).unwrap_err();
-        assert!(e.to_string().contains("batch dimension"), "{e}");
-        let a = attrs("NHWC", [1, 1, 1, 2], [1, 1, 1, 2], "VALID");
-        let e = a.geometry(&[1, 2, 2, 4]).unwrap_err();
-        assert!(e.to_string().contains("only implemented for CPU"), "{e}");
-        let e = a.geometry(&[1, 2, 2]).unwrap_err();
-        assert!(e.to_string().contains("2 spatial dimensions"), "{e}");
-        let a = attrs("NHWC", [1, 3, 3, 1], [1, 1, 1, 1], "VALID");
-        let e = a.geometry(&[1, 1, 1, 1]).unwrap_err();
-        assert!(e.to_string().contains("negative"), "{e}");
+    fn depthwise_pooling_is_cpu_only() {
+        let p = params(DataFormat::Nhwc, [1, 1, 1, 2], [1, 1, 1, 2]);
+        let e = pool_geometry(&p, &[1, 2, 2, 4]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Depthwise max pooling is currently only implemented for CPU devices."
+        );
     }
 }

@@ -20,7 +20,10 @@ mod max_pool;
 mod relu;
 mod softmax;
 pub mod sources;
-pub mod window;
+
+/// Data formats, padding kinds and window sizes of Conv2D and MaxPool: the
+/// CPU kernels' host-side geometry, shared.
+pub use kernels_cpu::util::window;
 
 pub use batch_norm::FusedBatchNormV3Gpu;
 pub use bias_add::BiasAddGpu;

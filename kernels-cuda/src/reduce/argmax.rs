@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use kernels_cpu::util::axes::read_axes;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -16,7 +17,6 @@ use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::standard_ops::ArgMax;
 use registry_core::tensor::{TensorElement, TensorShape, element_size};
 
-use super::axes::read_axes;
 use super::launch::{Pass, blocks_config, idx, strategy};
 use super::source::{arg_max_source, entry};
 use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};

@@ -1,41 +1,16 @@
-//! Reading `reduction_indices` and planning a reduction on the host:
-//! TensorFlow's `ReductionHelper::Simplify` (as `kernels-cpu` ports it:
-//! size-1 dimensions dropped, adjacent reduced or kept dimensions merged),
-//! then the GPU layout: `[outer, r, inner]` when the reduced dimensions are
-//! one contiguous run, else a permutation that moves them last first.
+//! Planning a reduction on the host: the axes read and checked, and the
+//! input simplified (TensorFlow's `ReductionHelper::Simplify`: size-1
+//! dimensions dropped, adjacent reduced or kept dimensions merged) by
+//! `kernels_cpu::util::axes`, as on the CPU; then the GPU layout:
+//! `[outer, r, inner]` when the reduced dimensions are one contiguous run,
+//! else a permutation that moves them last first.
 
+use kernels_cpu::util::axes::Reduction;
 use registry_core::kernel::KernelError;
-use registry_core::kernel_ensure;
-use registry_core::proto::DataType;
-use registry_core::tensor::{Tensor, TensorShape};
+use registry_core::tensor::TensorShape;
 use smallvec::SmallVec;
 
 use crate::gpu::ShapeArg;
-
-/// Axis values as read from an index tensor.
-pub(crate) type Axes = SmallVec<[i64; 8]>;
-
-/// Reads an int16/int32/int64 host tensor of axes of rank 0 or 1. `what`
-/// names the input in errors.
-pub(crate) fn read_axes(t: &Tensor, what: &str) -> Result<Axes, KernelError> {
-    kernel_ensure!(
-        t.shape().rank() <= 1,
-        "Expected {what} to be a scalar or vector, but got shape: {}",
-        t.shape()
-    );
-    let axes = match t.dtype() {
-        DataType::DtInt32 => t.as_slice::<i32>()?.iter().map(|&a| i64::from(a)).collect(),
-        DataType::DtInt64 => t.as_slice::<i64>()?.iter().copied().collect(),
-        DataType::DtInt16 => t.as_slice::<i16>()?.iter().map(|&a| i64::from(a)).collect(),
-        other => {
-            return Err(KernelError::invalid_argument(format!(
-                "{what} must be int16, int32 or int64, got {}",
-                other.as_str_name()
-            )));
-        }
-    };
-    Ok(axes)
-}
 
 /// How the GPU reduces an input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,28 +55,7 @@ impl ReductionPlan {
     /// Plans the reduction of a tensor of `dims` over `axes` (negative axes
     /// count from the end; duplicates are allowed), with TF's messages.
     pub(crate) fn new(dims: &[usize], axes: &[i64], keep_dims: bool) -> Result<Self, KernelError> {
-        let rank = dims.len();
-        let rank_i = i64::try_from(rank).unwrap_or(i64::MAX);
-        let mut bitmap: SmallVec<[bool; 8]> = SmallVec::from_elem(false, rank);
-        for &axis in axes {
-            kernel_ensure!(
-                (-rank_i..rank_i).contains(&axis),
-                "Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
-            );
-            let index = if axis < 0 { axis + rank_i } else { axis };
-            if let Some(slot) = usize::try_from(index).ok().and_then(|i| bitmap.get_mut(i)) {
-                *slot = true;
-            }
-        }
-        let mut out_dims: SmallVec<[usize; 8]> = SmallVec::new();
-        for (&d, &reduced) in dims.iter().zip(&bitmap) {
-            if !reduced {
-                out_dims.push(d);
-            } else if keep_dims {
-                out_dims.push(1);
-            }
-        }
-        let out_shape = TensorShape::new(&out_dims)?;
+        let Reduction { out_shape, runs } = Reduction::new(dims, axes, keep_dims)?;
         let in_count: usize = dims.iter().product();
         let out_count = out_shape.num_elements();
         let layout = if in_count == 0 {
@@ -120,25 +74,15 @@ impl ReductionPlan {
                 }
             }
         } else {
-            layout(dims, &bitmap)?
+            layout(&runs)?
         };
         Ok(Self { out_shape, layout })
     }
 }
 
-/// The layout of a non-empty input of `dims` reduced where `reduced`.
-fn layout(dims: &[usize], reduced: &[bool]) -> Result<Layout, KernelError> {
-    // Runs of reduced / kept dims, size-1 dims joining the current run.
-    let mut groups: SmallVec<[(usize, bool); 8]> = SmallVec::new();
-    for (&d, &red) in dims.iter().zip(reduced) {
-        if d == 1 {
-            continue;
-        }
-        match groups.last_mut() {
-            Some((size, run)) if *run == red => *size *= d,
-            _ => groups.push((d, red)),
-        }
-    }
+/// The layout of a non-empty input simplified to `groups`, runs of
+/// `(size, reduced)` dimensions.
+fn layout(groups: &[(usize, bool)]) -> Result<Layout, KernelError> {
     let reduced_runs = groups.iter().filter(|g| g.1).count();
     if reduced_runs == 0 {
         return Ok(Layout::Identity);
@@ -271,18 +215,5 @@ mod tests {
         assert_eq!(&steps.d[..4], &[20, 1, 60, 5]);
         assert_eq!((outer, r), (15, 8));
         assert_eq!(p.out_shape.dims(), &[3, 5]);
-    }
-
-    #[test]
-    fn rejects_out_of_range_axes() {
-        let e = ReductionPlan::new(&[2, 3], &[2], false).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "Invalid reduction dimension (2 for input with 2 dimension(s)"
-        );
-        assert!(ReductionPlan::new(&[2, 3], &[-3], false).is_err());
-        assert!(ReductionPlan::new(&[], &[0], false).is_err());
-        let t = Tensor::from_vec([1, 1], vec![0i32]).unwrap();
-        assert!(read_axes(&t, "reduction_indices").is_err());
     }
 }

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use kernels_cpu::util::axes::read_axes;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -14,7 +15,7 @@ use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::standard_ops::{Max, Mean, Sum};
 use registry_core::tensor::{Tensor, TensorElement, element_size};
 
-use super::axes::{Layout, ReductionPlan, read_axes};
+use super::axes::{Layout, ReductionPlan};
 use super::launch::{ReduceFunctions, idx, reduce_into};
 use super::source::{ReduceOp, entry, reduce_source};
 use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};

@@ -1,6 +1,17 @@
-//! Reading the host-memory integer inputs of the array kernels (shapes,
-//! axes, begin/end vectors, paddings) whatever their integer dtype, and
-//! shape helpers (ported from `kernels-cpu`, whose helpers are private).
+//! Reading the host-side integer inputs of the shape and layout ops
+//! (shapes, axes, permutations, begin/end vectors, paddings) whatever their
+//! integer dtype, and the small shape helpers the checks in this module's
+//! siblings share.
+//!
+//! ```
+//! use kernels_cpu::util::index::{int_values, single_int, strides};
+//! use registry_core::tensor::Tensor;
+//!
+//! let t = Tensor::from_vec([3], vec![1i16, -2, 3]).unwrap();
+//! assert_eq!(&int_values(&t).unwrap()[..], &[1, -2, 3]);
+//! assert_eq!(single_int(&Tensor::scalar(7i64)).unwrap(), Some(7));
+//! assert_eq!(&strides(&[2, 3, 4])[..], &[12, 4, 1]);
+//! ```
 
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
@@ -8,14 +19,15 @@ use registry_core::tensor::{Tensor, TensorShape};
 use smallvec::SmallVec;
 
 /// Small integer vectors (one value per dimension, typically).
-pub(crate) type Ints = SmallVec<[i64; 8]>;
+pub type Ints = SmallVec<[i64; 8]>;
 
-/// Dimension sizes.
-pub(crate) type Dims = SmallVec<[usize; 8]>;
+/// Dimension sizes or element strides (one per dimension).
+pub type Dims = SmallVec<[usize; 8]>;
 
-/// The values of a host integer tensor (`int8`, `uint8`, `int16`, `int32`
-/// or `int64`) as `i64`, in row-major order.
-pub(crate) fn int_values(t: &Tensor) -> Result<Ints, KernelError> {
+/// The values of an integer tensor (`int8`, `uint8`, `int16`, `int32` or
+/// `int64`) on the host as `i64`, in row-major order; InvalidArgument for
+/// any other dtype.
+pub fn int_values(t: &Tensor) -> Result<Ints, KernelError> {
     Ok(match t.dtype() {
         DataType::DtInt32 => t.as_slice::<i32>()?.iter().map(|&v| i64::from(v)).collect(),
         DataType::DtInt64 => t.as_slice::<i64>()?.iter().copied().collect(),
@@ -33,7 +45,7 @@ pub(crate) fn int_values(t: &Tensor) -> Result<Ints, KernelError> {
 
 /// The single value of a one-element integer tensor, or `None` when it does
 /// not have exactly one element.
-pub(crate) fn single_int(t: &Tensor) -> Result<Option<i64>, KernelError> {
+pub fn single_int(t: &Tensor) -> Result<Option<i64>, KernelError> {
     if t.num_elements() != 1 {
         return Ok(None);
     }
@@ -41,23 +53,23 @@ pub(crate) fn single_int(t: &Tensor) -> Result<Option<i64>, KernelError> {
 }
 
 /// True for a rank-1 shape (TF's `TensorShapeUtils::IsVector`).
-pub(crate) fn is_vector(shape: &TensorShape) -> bool {
+pub fn is_vector(shape: &TensorShape) -> bool {
     shape.rank() == 1
 }
 
 /// A dimension size as `i64` (tensor shapes always fit).
-pub(crate) fn dim_i64(d: usize) -> i64 {
+pub fn dim_i64(d: usize) -> i64 {
     i64::try_from(d).unwrap_or(i64::MAX)
 }
 
 /// `d` as a dimension size: non-negative and within `usize`.
-pub(crate) fn to_dim(d: i64) -> Option<usize> {
+pub fn to_dim(d: i64) -> Option<usize> {
     usize::try_from(d).ok()
 }
 
 /// A shape from computed dimensions, or InvalidArgument naming the
 /// overflow (TF's `TensorShape::AddDimWithStatus`).
-pub(crate) fn shape_of(dims: &[usize]) -> Result<TensorShape, KernelError> {
+pub fn shape_of(dims: &[usize]) -> Result<TensorShape, KernelError> {
     TensorShape::new(dims).map_err(|_| {
         KernelError::invalid_argument(format!(
             "Encountered overflow when computing the shape {dims:?}: it has more than 2**63 - 1 \
@@ -67,7 +79,7 @@ pub(crate) fn shape_of(dims: &[usize]) -> Result<TensorShape, KernelError> {
 }
 
 /// Row-major element strides of `dims`.
-pub(crate) fn strides(dims: &[usize]) -> Dims {
+pub fn strides(dims: &[usize]) -> Dims {
     let mut out: Dims = SmallVec::from_elem(1, dims.len());
     for i in (0..dims.len().saturating_sub(1)).rev() {
         // Bounded by the element count of a valid shape.
@@ -84,13 +96,20 @@ mod tests {
     fn reads_integer_tensors_and_strides() {
         let t = Tensor::from_vec([3], vec![1i16, -2, 3]).unwrap();
         assert_eq!(&int_values(&t).unwrap()[..], &[1, -2, 3]);
+        let t = Tensor::from_vec([2], vec![200u8, 7]).unwrap();
+        assert_eq!(&int_values(&t).unwrap()[..], &[200, 7]);
         let t = Tensor::scalar(7i64);
         assert_eq!(single_int(&t).unwrap(), Some(7));
         let t = Tensor::from_vec([2], vec![1i32, 2]).unwrap();
         assert_eq!(single_int(&t).unwrap(), None);
-        assert!(int_values(&Tensor::scalar(1.0f32)).is_err());
+        assert_eq!(
+            int_values(&Tensor::scalar(1.0f32)).unwrap_err().to_string(),
+            "expected an integer tensor, got dtype float"
+        );
         assert_eq!(&strides(&[2, 3, 4])[..], &[12, 4, 1]);
         assert!(strides(&[]).is_empty());
         assert_eq!(to_dim(-1), None);
+        assert_eq!(dim_i64(3), 3);
+        assert!(is_vector(&TensorShape::new([2]).unwrap()));
     }
 }

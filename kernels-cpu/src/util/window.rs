@@ -1,7 +1,14 @@
-//! Sliding-window geometry shared by Conv2D and MaxPool (host side, pure):
-//! data formats, padding kinds, TF's `CheckValidPadding` and
-//! `GetWindowedOutputSizeVerbose`, with the same messages as the CPU
-//! kernels.
+//! Sliding-window geometry shared by Conv2D and MaxPool on every device
+//! (host side, pure): data formats, padding kinds, TF's
+//! `CheckValidPadding` and `GetWindowedOutputSizeVerbose`, with TF's
+//! messages.
+//!
+//! ```
+//! use kernels_cpu::util::window::{Padding, windowed_output};
+//! // SAME, input 5, window 2, stride 2: 3 outputs, 1 element padded after.
+//! let w = windowed_output(5, 2, 1, 2, Padding::Same, (0, 0)).unwrap();
+//! assert_eq!((w.out, w.pad_before, w.pad_after), (3, 0, 1));
+//! ```
 
 use registry_core::kernel::KernelError;
 
@@ -19,7 +26,7 @@ impl DataFormat {
     /// kernels accept).
     ///
     /// ```
-    /// use kernels_cuda::nn::window::DataFormat;
+    /// use kernels_cpu::util::window::DataFormat;
     /// assert_eq!(DataFormat::parse("NCHW").unwrap(), DataFormat::Nchw);
     /// assert!(DataFormat::parse("CHWN").is_err());
     /// ```
@@ -35,7 +42,7 @@ impl DataFormat {
     /// attr list of this format (TF's `GetTensorDimIndex`).
     ///
     /// ```
-    /// use kernels_cuda::nn::window::DataFormat;
+    /// use kernels_cpu::util::window::DataFormat;
     /// assert_eq!(DataFormat::Nhwc.index('C'), 3);
     /// assert_eq!(DataFormat::Nchw.index('C'), 1);
     /// ```
@@ -54,6 +61,14 @@ impl DataFormat {
         match self {
             Self::Nhwc => [n, h, w, c],
             Self::Nchw => [n, c, h, w],
+        }
+    }
+
+    /// TF's name of the format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Nhwc => "NHWC",
+            Self::Nchw => "NCHW",
         }
     }
 }
@@ -117,6 +132,17 @@ pub fn check_valid_padding(
     Ok(())
 }
 
+/// The (before, after) amounts `explicit_paddings` (checked by
+/// [`check_valid_padding`], or empty) gives dimension `dim` of `format`;
+/// `(0, 0)` when it is empty.
+pub fn explicit_padding(explicit: &[i64], format: DataFormat, dim: char) -> (i64, i64) {
+    let i = 2 * format.index(dim);
+    match explicit.get(i..i + 2) {
+        Some(&[before, after]) => (before, after),
+        _ => (0, 0),
+    }
+}
+
 /// One spatial dimension of a window: its output size and the padding on
 /// either side of the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,13 +158,6 @@ pub struct Window {
 
 /// TF's `GetWindowedOutputSizeVerbose(V2)`: the output size and padding of
 /// one dimension. `explicit` holds (before, after) for EXPLICIT padding.
-///
-/// ```
-/// use kernels_cuda::nn::window::{Padding, windowed_output};
-/// // SAME, input 5, window 2, stride 2: 3 outputs, 1 element padded after.
-/// let w = windowed_output(5, 2, 1, 2, Padding::Same, (0, 0)).unwrap();
-/// assert_eq!((w.out, w.pad_before, w.pad_after), (3, 0, 1));
-/// ```
 pub fn windowed_output(
     input: usize,
     filter: usize,
@@ -203,7 +222,35 @@ pub fn windowed_output(
     })
 }
 
-/// Fails with TF's message when `value` does not fit in a C++ `int`.
+/// The input positions a window covers along one dimension: for output
+/// index `o`, positions `o * stride - pad_before + f * dilation` for
+/// `f in 0..filter`, as `Some(index)` when inside `0..input`.
+///
+/// ```
+/// use kernels_cpu::util::window::tap;
+/// // Output 1, tap 0 of a stride-2 window padded by 1: input position 1.
+/// assert_eq!(tap(1, 0, 2, 1, 1, 5), Some(1));
+/// // Output 0, tap 0 reads the padding.
+/// assert_eq!(tap(0, 0, 2, 1, 1, 5), None);
+/// ```
+pub fn tap(
+    o: usize,
+    f: usize,
+    stride: i64,
+    dilation: i64,
+    pad_before: i64,
+    input: usize,
+) -> Option<usize> {
+    let o = i64::try_from(o).ok()?;
+    let f = i64::try_from(f).ok()?;
+    let pos = o
+        .saturating_mul(stride)
+        .saturating_add(f.saturating_mul(dilation))
+        .saturating_sub(pad_before);
+    usize::try_from(pos).ok().filter(|&p| p < input)
+}
+
+/// Fails with TF's message `what` when `value` does not fit in a C++ `int`.
 pub fn check_int(value: usize, what: &str) -> Result<(), KernelError> {
     registry_core::kernel_ensure!(i32::try_from(value).is_ok(), "{what}");
     Ok(())
@@ -223,7 +270,11 @@ mod tests {
         }
         assert_eq!(DataFormat::Nchw.shape(1, 2, 3, 4), [1, 4, 2, 3]);
         assert_eq!(DataFormat::Nhwc.shape(1, 2, 3, 4), [1, 2, 3, 4]);
+        assert_eq!(DataFormat::Nchw.name(), "NCHW");
         assert!(Padding::parse("FULL").is_err());
+        let explicit = [0, 0, 1, 2, 3, 4, 0, 0];
+        assert_eq!(explicit_padding(&explicit, DataFormat::Nhwc, 'W'), (3, 4));
+        assert_eq!(explicit_padding(&[], DataFormat::Nhwc, 'W'), (0, 0));
     }
 
     #[test]
@@ -250,13 +301,13 @@ mod tests {
     #[test]
     fn window_errors_carry_tf_messages() {
         let e = windowed_output(2, 5, 1, 1, Padding::Valid, (0, 0)).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("Computed output size would be negative"),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "Computed output size would be negative: -2 [input_size: 2, \
+             effective_filter_size: 5, stride: 1]"
         );
         let e = windowed_output(2, 1, 1, 0, Padding::Valid, (0, 0)).unwrap_err();
-        assert!(e.to_string().contains("Stride must be > 0"), "{e}");
+        assert_eq!(e.to_string(), "Stride must be > 0, but got 0");
         let e = check_valid_padding(Padding::Explicit, &[0; 4], DataFormat::Nhwc).unwrap_err();
         assert!(e.to_string().contains("must contain 8 values"), "{e}");
         let e = check_valid_padding(
@@ -277,5 +328,6 @@ mod tests {
             .is_ok()
         );
         assert!(check_int(1 << 31, "too large").is_err());
+        assert!(check_int(7, "too large").is_ok());
     }
 }
