@@ -9,6 +9,7 @@
 //! - [`transpose`]: `Transpose`'s permutation.
 //! - [`concat`](mod@concat): `ConcatV2`'s and `Pack`'s checks and layout.
 //! - [`strided_slice`]: `StridedSlice`'s masks and begin/end/strides.
+//! - [`slice`]: `Slice`'s begin and size checks and offsets.
 //! - [`window`]: data formats, padding and window sizes (Conv2D, MaxPool).
 //! - [`conv`]: `Conv2D`'s attrs and geometry.
 //! - [`pool`]: `MaxPool`'s attrs and geometry.
@@ -22,6 +23,7 @@ pub mod elementwise;
 pub mod index;
 pub mod pool;
 pub mod reshape;
+pub mod slice;
 pub mod strided_slice;
 pub mod transpose;
 pub mod window;
