@@ -19,6 +19,7 @@
 //! assert!(op.to_pbtxt().contains("name: \"Abs\""));
 //! ```
 
+mod attr_from;
 mod data_type;
 mod shape;
 mod text_format;
@@ -29,6 +30,7 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/tensorflow.rs"));
 }
 
+pub use attr_from::ListElement;
 pub use data_type::{DataTypeExt, UnknownDataType};
 pub use generated::*;
 pub use prost_reflect;

@@ -12,6 +12,8 @@
 //!   of every input and output;
 //! - [`name_ranges_for_node`] (TF's `NameRangesForNode`) tells which input
 //!   and output indices belong to which arg;
+//! - [`NodeDefBuilder`] (TF's `NodeDefBuilder`) builds a valid NodeDef from
+//!   its inputs, inferring the attrs they imply;
 //! - [`parse_input`] parses an input string (`"node"`, `"node:2"`, `"^node"`).
 //!
 //! ```
@@ -36,6 +38,7 @@
 //! assert_eq!(outputs, [DataType::DtFloat]);
 //! ```
 
+mod builder;
 mod error;
 mod input;
 
@@ -46,6 +49,7 @@ use opreg_proto::attr_value::Value;
 use opreg_proto::op_def::ArgDef;
 use opreg_proto::{AttrValue, DataType, DataTypeExt, NodeDef, OpDef};
 
+pub use builder::{BuildProblem, NodeDefBuildError, NodeDefBuilder, NodeOut};
 pub use error::NodeDefError;
 pub use input::{InputParseError, InputRef, is_valid_node_name, parse_input};
 
