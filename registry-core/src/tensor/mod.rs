@@ -20,6 +20,7 @@
 
 mod complex_ops;
 mod dtype;
+mod f64_view;
 mod proto;
 mod shape;
 mod storage;
@@ -78,6 +79,10 @@ pub enum TensorError {
     /// The proto's dtype is not a valid `DataType` value.
     #[error("unknown dtype enum value {0}")]
     UnknownDtype(i32),
+    /// The dtype has no real-number view (strings, complex numbers), as
+    /// [`Tensor::to_f64`] and [`Tensor::from_f64`] need.
+    #[error("dtype {} has no real-number (f64) view", name(*.0))]
+    NotReal(DataType),
     /// The dtype is valid but tensors of it are not supported.
     #[error("dtype {} is not supported by Tensor", name(*.0))]
     UnsupportedDtype(DataType),

@@ -85,6 +85,7 @@ macro_rules! with_storage_type {
         }
     }};
 }
+pub(super) use with_storage_type;
 
 impl Tensor {
     /// Reads a [`TensorProto`] in any of TensorFlow's encodings, allocating at
