@@ -177,17 +177,22 @@ run() {
         status=1
     }
 
-    # CUDA's libraries from the pip wheels python3 has (NVRTC, cuBLAS, cuDNN).
-    local site="" d libs=""
+    # CUDA's libraries from the pip wheels python3 has (NVRTC, cuBLAS, cuDNN):
+    # every nvidia/*/lib folder on python3's sys.path (site-packages,
+    # dist-packages, the user site), e.g. nvidia/cu13/lib and nvidia/cudnn/lib.
+    local libs="" site=""
     if command -v python3 >/dev/null; then
-        site=$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)
-    fi
-    if [ -n "$site" ]; then
-        for d in "$site"/nvidia/*/lib; do
-            if [ -d "$d" ]; then
-                libs="$libs:$d"
-            fi
-        done
+        libs=$(python3 -c '
+import glob, os, sys
+found = []
+for entry in sys.path:
+    for d in sorted(glob.glob(os.path.join(entry or ".", "nvidia", "*", "lib"))):
+        d = os.path.realpath(d)
+        if os.path.isdir(d) and d not in found:
+            found.append(d)
+print(":".join(found))
+' 2>/dev/null)
+        site=$(python3 -c 'import sys; print(" ".join(p for p in sys.path if p.endswith("-packages")))' 2>/dev/null)
     fi
     libs=${libs#:}
     if [ -n "$libs" ]; then
