@@ -4,72 +4,20 @@
 //! computed by hand (or by a naive index loop in this file) over several
 //! dtypes: f32, i64, bool, string, qint8, half and more.
 
+mod common;
+
+use registry_core::create_op_kernel;
 use registry_core::kernel::{KernelError, KernelInstance};
-use registry_core::proto::attr_value::{ListValue, Value};
+use registry_core::node_def::NodeDefBuilder;
 use registry_core::proto::{AttrValue, DataType, NodeDef, TensorShapeProto};
 use registry_core::tensor::{INLINE_CAPACITY, Tensor, f16};
-use registry_core::{OpRegistry, create_op_kernel};
 
 // ---------------------------------------------------------------- helpers
 
-fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
-fn int(i: i64) -> AttrValue {
-    AttrValue {
-        value: Some(Value::I(i)),
-    }
-}
-
-fn ints(v: &[i64]) -> AttrValue {
-    AttrValue {
-        value: Some(Value::List(ListValue {
-            i: v.to_vec(),
-            ..Default::default()
-        })),
-    }
-}
-
-/// A node for `op` whose type attrs are read off `inputs` (and `N` from
-/// their count), plus `attrs`.
+/// A node of `op` for inputs of the dtypes of `inputs` ([`common::node`]).
 fn node_for(op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    let op_def = OpRegistry::global().look_up_op_def(op).unwrap();
-    let mut node = NodeDef {
-        name: "n".into(),
-        op: op.into(),
-        input: (0..inputs.len()).map(|i| format!("x{i}")).collect(),
-        ..Default::default()
-    };
-    for (k, v) in attrs {
-        node.attr.insert((*k).to_owned(), v.clone());
-    }
-    let fixed = op_def
-        .input_arg
-        .iter()
-        .filter(|a| a.number_attr.is_empty())
-        .count();
-    let mut at = 0;
-    for arg in &op_def.input_arg {
-        let n = if arg.number_attr.is_empty() {
-            1
-        } else {
-            let n = inputs.len() - fixed;
-            node.attr
-                .entry(arg.number_attr.clone())
-                .or_insert_with(|| int(n as i64));
-            n
-        };
-        if !arg.type_attr.is_empty() && n > 0 {
-            node.attr
-                .entry(arg.type_attr.clone())
-                .or_insert_with(|| ty(inputs[at].dtype()));
-        }
-        at += n;
-    }
-    node
+    let dtypes: Vec<DataType> = inputs.iter().map(Tensor::dtype).collect();
+    common::node(op, &dtypes, attrs)
 }
 
 fn kernel(op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]) -> KernelInstance {
@@ -212,19 +160,11 @@ fn unravel(mut i: usize, dims: &[usize]) -> Vec<usize> {
 // ---------------------------------------------------------------- Const, Placeholder, Identity, NoOp
 
 fn const_node(value: &Tensor, dtype: DataType) -> NodeDef {
-    let mut node = NodeDef {
-        name: "c".into(),
-        op: "Const".into(),
-        ..Default::default()
-    };
-    node.attr.insert("dtype".into(), ty(dtype));
-    node.attr.insert(
-        "value".into(),
-        AttrValue {
-            value: Some(Value::Tensor(value.to_proto())),
-        },
-    );
-    node
+    NodeDefBuilder::new("c", "Const")
+        .attr("dtype", dtype)
+        .attr("value", value.to_proto())
+        .finalize()
+        .unwrap()
 }
 
 #[test]
@@ -263,21 +203,11 @@ fn const_rejects_a_value_of_another_dtype() {
 }
 
 fn placeholder(dtype: DataType, shape: Option<&[i64]>) -> String {
-    let mut node = NodeDef {
-        name: "x".into(),
-        op: "Placeholder".into(),
-        ..Default::default()
-    };
-    node.attr.insert("dtype".into(), ty(dtype));
+    let mut node = NodeDefBuilder::new("x", "Placeholder").attr("dtype", dtype);
     if let Some(dims) = shape {
-        let proto = TensorShapeProto::from_sizes(dims);
-        node.attr.insert(
-            "shape".into(),
-            AttrValue {
-                value: Some(Value::Shape(proto)),
-            },
-        );
+        node = node.attr("shape", TensorShapeProto::from_sizes(dims));
     }
+    let node = node.finalize().unwrap();
     let k = create_op_kernel("CPU", &node).unwrap();
     match k.compute([]) {
         Err(KernelError::InvalidArgument(m)) => m,
@@ -332,11 +262,7 @@ fn identity_forwards_without_copying() {
 #[test]
 fn no_op_has_no_outputs() {
     kernels_cpu::link();
-    let node = NodeDef {
-        name: "noop".into(),
-        op: "NoOp".into(),
-        ..Default::default()
-    };
+    let node = NodeDefBuilder::new("noop", "NoOp").finalize().unwrap();
     let k = create_op_kernel("CPU", &node).unwrap();
     assert!(k.compute([]).unwrap().is_empty());
 }
@@ -470,12 +396,12 @@ fn squeeze_removes_ones() {
     let out = run("Squeeze", vec![x.clone()], &[]);
     assert_eq!(out.dims(), &[3, 2]);
     assert!(out.shares_buffer_with(&x));
-    let out = run("Squeeze", vec![x.clone()], &[("squeeze_dims", ints(&[2]))]);
+    let out = run("Squeeze", vec![x.clone()], &[("squeeze_dims", [2].into())]);
     assert_eq!(out.dims(), &[1, 3, 2]);
     let out = run(
         "Squeeze",
         vec![x.clone()],
-        &[("squeeze_dims", ints(&[-4, -2]))],
+        &[("squeeze_dims", [-4, -2].into())],
     );
     assert_eq!(out.dims(), &[3, 2]);
     assert_eq!(i64s(&out), (0..6).collect::<Vec<_>>());
@@ -484,13 +410,13 @@ fn squeeze_removes_ones() {
     assert_invalid(
         "Squeeze",
         vec![x.clone()],
-        &[("squeeze_dims", ints(&[1]))],
+        &[("squeeze_dims", [1].into())],
         "Can not squeeze dim[1], expected a dimension of 1, got 3",
     );
     assert_invalid(
         "Squeeze",
         vec![x],
-        &[("squeeze_dims", ints(&[4]))],
+        &[("squeeze_dims", [4].into())],
         "Tried to squeeze dim index 4 for tensor with 4 dimensions.",
     );
 }
@@ -503,7 +429,7 @@ fn shape_ops_on_empty_tensors() {
     assert_eq!(out.dims(), &[0, 1, 3, 1]);
     let out = run("Squeeze", vec![e.clone()], &[]);
     assert_eq!(out.dims(), &[0, 3]);
-    let out = run("Squeeze", vec![e.clone()], &[("squeeze_dims", ints(&[1]))]);
+    let out = run("Squeeze", vec![e.clone()], &[("squeeze_dims", [1].into())]);
     assert_eq!(out.dims(), &[0, 3]);
     let out = strided(e, &[0, 0, 1], &[0, 0, 3], &[1, 1, 1], [3, 3, 0, 0, 0]).unwrap();
     assert_eq!(out.dims(), &[0, 1, 2]);
@@ -801,23 +727,23 @@ fn pack_stacks_along_a_new_axis() {
     let out = run("Pack", vec![a.clone(), b.clone(), c.clone()], &[]);
     assert_eq!(out.dims(), &[3, 2]);
     assert_eq!(i64s(&out), [1, 2, 3, 4, 5, 6]);
-    let out = run("Pack", vec![a.clone(), b.clone(), c], &[("axis", int(1))]);
+    let out = run("Pack", vec![a.clone(), b.clone(), c], &[("axis", 1.into())]);
     assert_eq!(out.dims(), &[2, 3]);
     assert_eq!(i64s(&out), [1, 3, 5, 2, 4, 6]);
     let out = run(
         "Pack",
         vec![strt(&[2], &["a", "b"]), strt(&[2], &["c", "d"])],
-        &[("axis", int(-1))],
+        &[("axis", (-1).into())],
     );
     assert_eq!(strs(&out), ["a", "c", "b", "d"]);
     let out = run("Pack", vec![q8t(&[1], &[-3]), q8t(&[1], &[4])], &[]);
     assert_eq!(q8s(&out), [-3, 4]);
     // N = 1 is a reshape.
-    let out = run("Pack", vec![a.clone()], &[("axis", int(1))]);
+    let out = run("Pack", vec![a.clone()], &[("axis", 1.into())]);
     assert_eq!(out.dims(), &[2, 1]);
     assert_not_copied(&out.reshape([2]).unwrap(), &a);
     let long = i64t(&[3], &[1, 2, 3]);
-    let out = run("Pack", vec![long.clone()], &[("axis", int(1))]);
+    let out = run("Pack", vec![long.clone()], &[("axis", 1.into())]);
     assert_eq!(out.dims(), &[3, 1]);
     assert!(out.shares_buffer_with(&long));
     // Empty.
@@ -833,7 +759,7 @@ fn pack_stacks_along_a_new_axis() {
     assert_invalid(
         "Pack",
         vec![a, b],
-        &[("axis", int(2))],
+        &[("axis", 2.into())],
         "axis = 2 not in [-2, 2)",
     );
 }
@@ -966,8 +892,11 @@ fn strided(
         "new_axis_mask",
         "shrink_axis_mask",
     ];
-    let attrs: Vec<(&str, AttrValue)> =
-        names.iter().zip(masks).map(|(k, v)| (*k, int(v))).collect();
+    let attrs: Vec<(&str, AttrValue)> = names
+        .iter()
+        .zip(masks)
+        .map(|(k, v)| (*k, v.into()))
+        .collect();
     try_run(
         "StridedSlice",
         vec![x, i32t(&[n], begin), i32t(&[n], end), i32t(&[n], strides)],
@@ -1232,7 +1161,7 @@ fn gather(
     try_run(
         "GatherV2",
         vec![params, indices, i64t(&[], &[axis])],
-        &[("batch_dims", int(batch_dims))],
+        &[("batch_dims", batch_dims.into())],
     )
 }
 
@@ -1545,7 +1474,7 @@ fn one_hot(
     try_run(
         "OneHot",
         vec![indices, Tensor::scalar(depth), on, off],
-        &[("axis", int(axis))],
+        &[("axis", axis.into())],
     )
 }
 

@@ -235,12 +235,6 @@ fn tf_kernels() -> (Vec<TfKernel>, usize) {
     (out, skipped)
 }
 
-fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
 /// A node of `op` with the given type attrs; other attrs without a default
 /// get a valid value (a type attr its first allowed type or `float`, `N` =
 /// 2, a float `value`).
@@ -252,26 +246,20 @@ fn coverage_node(op: &str, types: &[(String, DataType)]) -> NodeDef {
         ..Default::default()
     };
     for (attr, dtype) in types {
-        node.attr.insert(attr.clone(), ty(*dtype));
+        node.attr.insert(attr.clone(), (*dtype).into());
     }
     for attr in &op_def.attr {
         if node.attr.contains_key(&attr.name) || attr.default_value.is_some() {
             continue;
         }
-        let value = match attr.r#type.as_str() {
+        let value: AttrValue = match attr.r#type.as_str() {
             // The first allowed type (int32 for index attrs), else float.
             "type" => match attr.allowed_values.as_ref().and_then(|v| v.value.as_ref()) {
-                Some(Value::List(l)) if !l.r#type.is_empty() => AttrValue {
-                    value: Some(Value::Type(l.r#type[0])),
-                },
-                _ => ty(DataType::DtFloat),
+                Some(Value::List(l)) if !l.r#type.is_empty() => Value::Type(l.r#type[0]).into(),
+                _ => DataType::DtFloat.into(),
             },
-            "int" => AttrValue {
-                value: Some(Value::I(2)),
-            },
-            "tensor" => AttrValue {
-                value: Some(Value::Tensor(Tensor::scalar(1.0f32).to_proto())),
-            },
+            "int" => 2.into(),
+            "tensor" => Tensor::scalar(1.0f32).to_proto().into(),
             other => panic!("{op}: no filler for attr kind {other}"),
         };
         node.attr.insert(attr.name.clone(), value);
@@ -349,12 +337,7 @@ fn unconstrained_kernels_take_every_dtype() {
         Tensor::zeros(DataType::DtQint32, [2]).unwrap(),
     ] {
         let mut node = coverage_node("Const", &[("dtype".to_owned(), value.dtype())]);
-        node.attr.insert(
-            "value".into(),
-            AttrValue {
-                value: Some(Value::Tensor(value.to_proto())),
-            },
-        );
+        node.attr.insert("value".into(), value.to_proto().into());
         let k = create_op_kernel("CPU", &node).unwrap();
         assert_eq!(k.compute([]).unwrap()[0], value);
     }

@@ -4,18 +4,12 @@
 mod math_common;
 
 use math_common::*;
-use registry_core::create_op_kernel;
 use registry_core::kernel::{KernelError, KernelInstance};
 use registry_core::proto::DataType;
 use registry_core::tensor::{Complex128, Tensor, f16};
 
 fn add_n_kernel(n: usize, dt: DataType) -> KernelInstance {
-    kernels_cpu::link();
-    create_op_kernel(
-        "CPU",
-        &node("AddN", n, &[("N", i(n as i64)), ("T", ty(dt))]),
-    )
-    .unwrap()
+    kernel("AddN", &vec![dt; n])
 }
 
 fn add_n(inputs: Vec<Tensor>) -> Result<Tensor, KernelError> {

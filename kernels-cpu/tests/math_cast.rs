@@ -37,12 +37,8 @@ fn cast_kernel(
     kernels_cpu::link();
     let n = node(
         "Cast",
-        1,
-        &[
-            ("SrcT", ty(src)),
-            ("DstT", ty(dst)),
-            ("Truncate", b(truncate)),
-        ],
+        &[src],
+        &[("DstT", dst.into()), ("Truncate", truncate.into())],
     );
     create_op_kernel("CPU", &n)
 }

@@ -5,7 +5,6 @@
 mod math_common;
 
 use math_common::*;
-use registry_core::create_op_kernel;
 use registry_core::kernel::KernelError;
 use registry_core::proto::DataType;
 use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
@@ -128,16 +127,11 @@ fn equal_quantized_compares_stored_integers() {
 }
 
 fn equal_kernel(t: DataType, incompatible_shape_error: bool) -> registry_core::KernelInstance {
-    kernels_cpu::link();
-    let n = node(
+    create(&node(
         "Equal",
-        2,
-        &[
-            ("T", ty(t)),
-            ("incompatible_shape_error", b(incompatible_shape_error)),
-        ],
-    );
-    create_op_kernel("CPU", &n).unwrap()
+        &[t, t],
+        &[("incompatible_shape_error", incompatible_shape_error.into())],
+    ))
 }
 
 #[test]
@@ -198,14 +192,14 @@ fn greater() {
     assert_eq!(bools(&z), vec![true]);
     let err = cmp("Greater", t(&[3], vec![1i32; 3]), t(&[2], vec![1i32; 2])).unwrap_err();
     assert_eq!(err.to_string(), "Incompatible shapes: [3] vs. [2]");
-    assert!(kernel("Greater", 2, DataType::DtComplex64).is_err());
-    assert!(kernel("Greater", 2, DataType::DtBool).is_err());
+    assert!(try_kernel_t("Greater", 2, DataType::DtComplex64).is_err());
+    assert!(try_kernel_t("Greater", 2, DataType::DtBool).is_err());
 }
 
 #[test]
 fn logical_and() {
     kernels_cpu::link();
-    let k = create_op_kernel("CPU", &node("LogicalAnd", 2, &[])).unwrap();
+    let k = kernel("LogicalAnd", &[DataType::DtBool; 2]);
     let z = k
         .compute([
             t(&[2, 2], vec![true, true, false, false]),
@@ -253,7 +247,7 @@ fn empty_and_large() {
 
 #[test]
 fn wrong_dtype() {
-    let k = kernel("Equal", 2, DataType::DtInt32).unwrap();
+    let k = kernel("Equal", &[DataType::DtInt32; 2]);
     let err = k
         .compute([t(&[1], vec![1i32]), t(&[1], vec![1i64])])
         .unwrap_err();

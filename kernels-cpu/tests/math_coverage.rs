@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use math_common::*;
 use registry_core::create_op_kernel;
-use registry_core::proto::DataType;
+use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::Tensor;
 
 fn kernels_md() -> String {
@@ -49,15 +49,11 @@ fn ones(dtype: DataType, n: usize) -> Tensor {
         DataType::DtBool => Tensor::from_vec([n], vec![true; n]).unwrap(),
         _ => {
             let ints = Tensor::from_vec([n], vec![1i32; n]).unwrap();
-            let k = create_op_kernel(
-                "CPU",
-                &node(
-                    "Cast",
-                    1,
-                    &[("SrcT", ty(DataType::DtInt32)), ("DstT", ty(dtype))],
-                ),
-            )
-            .unwrap();
+            let k = create(&node(
+                "Cast",
+                &[DataType::DtInt32],
+                &[("DstT", dtype.into())],
+            ));
             k.compute([ints]).unwrap().remove(0)
         }
     }
@@ -76,19 +72,17 @@ fn every_tf_type_has_a_kernel() {
             if name == "variant" || name == "resource" || name.starts_with("float8") {
                 continue;
             }
-            let dt = dtype_from_tf(&name).unwrap_or_else(|| panic!("{op}: unknown type {name}"));
-            let (inputs, mut attrs) = match *op {
-                "AddN" => (2, vec![("N", i(2))]),
-                "Select" | "SelectV2" => (3, vec![]),
+            let dt = DataType::from_type_name(&name).unwrap_or_else(|e| panic!("{op}: {e}"));
+            let dtypes = match *op {
+                "Select" | "SelectV2" => vec![DataType::DtBool, dt, dt],
                 "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Rsqrt" | "Square" | "Sigmoid"
-                | "Tanh" | "Floor" => (1, vec![]),
-                _ => (2, vec![]),
+                | "Tanh" | "Floor" => vec![dt],
+                _ => vec![dt, dt],
             };
-            attrs.push(("T", ty(dt)));
-            let k = create_op_kernel("CPU", &node(op, inputs, &attrs))
+            let k = create_op_kernel("CPU", &node(op, &dtypes, &[]))
                 .unwrap_or_else(|e| panic!("{op} T={name}: {e}"));
             let x = ones(dt, 3);
-            let args: Vec<Tensor> = match inputs {
+            let args: Vec<Tensor> = match dtypes.len() {
                 1 => vec![x],
                 2 => vec![x.clone(), x],
                 _ => vec![
@@ -112,7 +106,7 @@ fn unconstrained_ops() {
     kernels_cpu::link();
     let md = kernels_md();
     assert!(tf_types(&md, "Cast").is_none() && tf_types(&md, "LogicalAnd").is_none());
-    let k = create_op_kernel("CPU", &node("LogicalAnd", 2, &[])).unwrap();
+    let k = kernel("LogicalAnd", &[DataType::DtBool; 2]);
     let x = Tensor::from_vec([2], vec![true, false]).unwrap();
     assert_eq!(
         k.compute([x.clone(), x]).unwrap()[0]
@@ -145,12 +139,12 @@ fn unconstrained_ops() {
     ];
     for s in fixed {
         for d in fixed {
-            let (src, dst) = (dtype_from_tf(s).unwrap(), dtype_from_tf(d).unwrap());
-            let k = create_op_kernel(
-                "CPU",
-                &node("Cast", 1, &[("SrcT", ty(src)), ("DstT", ty(dst))]),
-            )
-            .unwrap_or_else(|e| panic!("Cast {s} -> {d}: {e}"));
+            let (src, dst) = (
+                DataType::from_type_name(s).unwrap(),
+                DataType::from_type_name(d).unwrap(),
+            );
+            let k = create_op_kernel("CPU", &node("Cast", &[src], &[("DstT", dst.into())]))
+                .unwrap_or_else(|e| panic!("Cast {s} -> {d}: {e}"));
             let y = k
                 .compute([ones(src, 2)])
                 .unwrap_or_else(|e| panic!("Cast {s} -> {d}: {e}"));

@@ -8,8 +8,10 @@ use registry_core::kernel::KernelError;
 use registry_core::proto::DataType;
 use registry_core::tensor::{Complex64, Tensor, f16};
 
+/// Runs `op` with `T` the dtype of `x`.
 fn sel(op: &str, c: Tensor, x: Tensor, y: Tensor) -> Result<Tensor, KernelError> {
-    Ok(run_t(op, 1, vec![c, x, y])?.remove(0))
+    let t = x.dtype();
+    Ok(run(op, &[DataType::DtBool, t, t], vec![c, x, y])?.remove(0))
 }
 
 fn strings(v: &[&str]) -> Tensor {
@@ -148,7 +150,10 @@ fn select_errors_like_tf() {
         "Inputs to operation n of type Select must have the same size and shape.  \
          Input 0: [2,2] != input 1: [2,3]"
     );
-    let k = kernel("Select", 3, DataType::DtFloat).unwrap();
+    let k = kernel(
+        "Select",
+        &[DataType::DtBool, DataType::DtFloat, DataType::DtFloat],
+    );
     let err = k
         .compute([
             t(&[1], vec![1u8]),

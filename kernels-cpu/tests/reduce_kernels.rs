@@ -4,49 +4,29 @@
 
 use registry_core::create_op_kernel;
 use registry_core::kernel::{KernelError, KernelInstance};
-use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
+use registry_core::node_def::NodeDefBuilder;
+use registry_core::proto::{DataType, NodeDef};
 use registry_core::tensor::{Complex64, Complex128, Tensor, TensorElement, bf16, f16};
 
 // ---------------------------------------------------------------- helpers
 
-fn type_attr(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
 /// A reduction node (`Sum`, `Mean`, `Max`).
 fn reduction(op: &str, t: DataType, tidx: DataType, keep_dims: bool) -> KernelInstance {
-    let mut node = NodeDef {
-        name: "r".into(),
-        op: op.into(),
-        input: vec!["x".into(), "axes".into()],
-        ..Default::default()
-    };
-    node.attr.insert("T".into(), type_attr(t));
-    node.attr.insert("Tidx".into(), type_attr(tidx));
-    node.attr.insert(
-        "keep_dims".into(),
-        AttrValue {
-            value: Some(Value::B(keep_dims)),
-        },
-    );
+    let node = NodeDefBuilder::new("r", op)
+        .fake_inputs(&[t, tidx])
+        .attr("keep_dims", keep_dims)
+        .finalize()
+        .unwrap_or_else(|e| panic!("{e}"));
     create_op_kernel("CPU", &node).unwrap_or_else(|e| panic!("{op} {t:?}: {e}"))
 }
 
 /// An ArgMax node.
 fn arg_max_node(t: DataType, tidx: DataType, output_type: DataType) -> NodeDef {
-    let mut node = NodeDef {
-        name: "am".into(),
-        op: "ArgMax".into(),
-        input: vec!["x".into(), "dim".into()],
-        ..Default::default()
-    };
-    node.attr.insert("T".into(), type_attr(t));
-    node.attr.insert("Tidx".into(), type_attr(tidx));
-    node.attr
-        .insert("output_type".into(), type_attr(output_type));
-    node
+    NodeDefBuilder::new("am", "ArgMax")
+        .fake_inputs(&[t, tidx])
+        .attr("output_type", output_type)
+        .finalize()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn arg_max(t: DataType, tidx: DataType, output_type: DataType) -> KernelInstance {
@@ -656,13 +636,10 @@ fn reduction_errors() {
         "{err}"
     );
     // A node asking for a type TF has no CPU kernel for.
-    let mut node = NodeDef {
-        name: "m".into(),
-        op: "Max".into(),
-        input: vec!["x".into(), "a".into()],
-        ..Default::default()
-    };
-    node.attr.insert("T".into(), type_attr(DataType::DtQint8));
+    let node = NodeDefBuilder::new("m", "Max")
+        .fake_inputs(&[DataType::DtQint8, DataType::DtInt32])
+        .finalize()
+        .unwrap();
     let err = create_op_kernel("CPU", &node).unwrap_err().to_string();
     assert!(
         err.contains("No registered 'Max' OpKernel for 'CPU' devices"),

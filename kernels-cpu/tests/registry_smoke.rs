@@ -1,23 +1,15 @@
 //! The kernels reach the global registry and run through `create_op_kernel`.
 
 use registry_core::create_op_kernel;
-use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
+use registry_core::node_def::NodeDefBuilder;
+use registry_core::proto::{DataType, NodeDef};
 use registry_core::tensor::Tensor;
 
 fn node(op: &str, t: DataType) -> NodeDef {
-    let mut node = NodeDef {
-        name: "n".into(),
-        op: op.into(),
-        input: vec!["x".into()],
-        ..Default::default()
-    };
-    node.attr.insert(
-        "T".into(),
-        AttrValue {
-            value: Some(Value::Type(t as i32)),
-        },
-    );
-    node
+    NodeDefBuilder::new("n", op)
+        .input(("x", t))
+        .finalize()
+        .unwrap()
 }
 
 #[test]

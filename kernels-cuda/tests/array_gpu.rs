@@ -5,101 +5,32 @@
 //! saying so, without a GPU.
 #![cfg(feature = "cuda")]
 
-use std::sync::Arc;
+mod common;
 
+use common::{compute_on_gpu, gpu, node_for, run_cpu, upload};
 use kernels_cuda::gpu::GpuDevice;
-use registry_core::OpRegistry;
 use registry_core::create_op_kernel;
-use registry_core::device::Device;
-use registry_core::proto::attr_value::{ListValue, Value};
-use registry_core::proto::{AttrValue, DataType, NodeDef};
+use registry_core::node_def::NodeDefBuilder;
+use registry_core::proto::{AttrValue, DataType};
 use registry_core::tensor::Tensor;
-
-fn gpu() -> Option<Arc<GpuDevice>> {
-    kernels_cpu::link();
-    kernels_cuda::link();
-    match GpuDevice::get() {
-        Ok(dev) => Some(dev),
-        Err(_) => {
-            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
-            None
-        }
-    }
-}
-
-fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
-fn int(i: i64) -> AttrValue {
-    AttrValue {
-        value: Some(Value::I(i)),
-    }
-}
-
-fn ints(v: &[i64]) -> AttrValue {
-    AttrValue {
-        value: Some(Value::List(ListValue {
-            i: v.to_vec(),
-            ..Default::default()
-        })),
-    }
-}
-
-/// A node for `op` whose type attrs are read off `inputs` (and `N` from
-/// their count), plus `attrs`.
-fn node_for(op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    let op_def = OpRegistry::global().look_up_op_def(op).unwrap();
-    let mut node = NodeDef {
-        name: "n".into(),
-        op: op.into(),
-        input: (0..inputs.len()).map(|i| format!("x{i}")).collect(),
-        ..Default::default()
-    };
-    for (k, v) in attrs {
-        node.attr.insert((*k).to_owned(), v.clone());
-    }
-    let fixed = op_def
-        .input_arg
-        .iter()
-        .filter(|a| a.number_attr.is_empty())
-        .count();
-    let mut at = 0;
-    for arg in &op_def.input_arg {
-        let n = if arg.number_attr.is_empty() {
-            1
-        } else {
-            let n = inputs.len() - fixed;
-            node.attr
-                .entry(arg.number_attr.clone())
-                .or_insert_with(|| int(n as i64));
-            n
-        };
-        if !arg.type_attr.is_empty() && n > 0 {
-            node.attr
-                .entry(arg.type_attr.clone())
-                .or_insert_with(|| ty(inputs[at].dtype()));
-        }
-        at += n;
-    }
-    node
-}
 
 /// Random elements of any fixed-size dtype (bools 0 or 1), from `seed`.
 fn data(dtype: DataType, shape: &[usize], seed: u64) -> Tensor {
-    let mut t = Tensor::zeros(dtype, shape).unwrap();
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for b in t.as_mut_bytes().unwrap() {
+    let mut next = move || {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        *b = if dtype == DataType::DtBool {
-            (s & 1) as u8
-        } else {
-            (s >> 24) as u8
-        };
+        s
+    };
+    if dtype == DataType::DtBool {
+        // Bools have no writable byte view (a byte must be 0 or 1).
+        let n = shape.iter().product();
+        return Tensor::from_vec(shape, (0..n).map(|_| next() & 1 == 1).collect()).unwrap();
+    }
+    let mut t = Tensor::zeros(dtype, shape).unwrap();
+    for b in t.as_mut_bytes().unwrap() {
+        *b = (next() >> 24) as u8;
     }
     t
 }
@@ -123,26 +54,12 @@ fn compare(
     attrs: &[(&str, AttrValue)],
 ) -> Result<Tensor, String> {
     let node = node_for(op, inputs, attrs);
-    let cpu = create_op_kernel("CPU", &node).unwrap_or_else(|e| panic!("{op} CPU: {e}"));
-    let gpu = create_op_kernel("GPU", &node).unwrap_or_else(|e| panic!("{op} GPU: {e}"));
-    let want = cpu.compute(inputs.to_vec());
-    let gpu_inputs: Vec<Tensor> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            if host.contains(&i) {
-                t.clone()
-            } else {
-                dev.upload(t).unwrap()
-            }
-        })
-        .collect();
-    let got = gpu.compute(gpu_inputs);
+    let want = run_cpu(&node, inputs);
+    let got = compute_on_gpu(&node, upload(dev, inputs, host));
     match (want, got) {
-        (Ok(want), Ok(got)) => {
+        (Ok(want), Ok(mut got)) => {
             assert_eq!(got.len(), 1);
-            assert!(!got[0].is_on_host(), "{op}: the GPU output is on the host");
-            let got = got[0].to_host().unwrap();
+            let got = got.remove(0);
             let want = &want[0];
             assert_eq!(got.dtype(), want.dtype(), "{op}");
             assert_eq!(got.shape(), want.shape(), "{op}");
@@ -178,22 +95,11 @@ fn const_identity_and_reshapes() {
     let Some(dev) = gpu() else { return };
     for (k, &dt) in TYPES.iter().enumerate() {
         let value = data(dt, &[2, 3], k as u64);
-        let node = NodeDef {
-            name: "c".into(),
-            op: "Const".into(),
-            attr: [
-                ("dtype".to_owned(), ty(dt)),
-                (
-                    "value".to_owned(),
-                    AttrValue {
-                        value: Some(Value::Tensor(value.to_proto())),
-                    },
-                ),
-            ]
-            .into_iter()
-            .collect(),
-            ..Default::default()
-        };
+        let node = NodeDefBuilder::new("c", "Const")
+            .attr("dtype", dt)
+            .attr("value", value.to_proto())
+            .finalize()
+            .unwrap();
         let c = create_op_kernel("GPU", &node).unwrap();
         let a = c.compute([]).unwrap().remove(0);
         let b = c.compute([]).unwrap().remove(0);
@@ -230,16 +136,12 @@ fn const_identity_and_reshapes() {
             "Squeeze",
             std::slice::from_ref(&y),
             &[],
-            &[("squeeze_dims", ints(&[-1]))],
+            &[("squeeze_dims", [-1].into())],
         )
         .unwrap();
-        compare(&dev, "Squeeze", &[y], &[], &[("squeeze_dims", ints(&[1]))]).unwrap_err();
+        compare(&dev, "Squeeze", &[y], &[], &[("squeeze_dims", [1].into())]).unwrap_err();
     }
-    let node = NodeDef {
-        name: "n".into(),
-        op: "NoOp".into(),
-        ..Default::default()
-    };
+    let node = NodeDefBuilder::new("n", "NoOp").finalize().unwrap();
     assert!(
         create_op_kernel("GPU", &node)
             .unwrap()
@@ -351,7 +253,7 @@ fn concat_and_pack_match_cpu() {
                 "Pack",
                 &[a.clone(), a2.clone(), a.clone()],
                 &[],
-                &[("axis", int(axis))],
+                &[("axis", axis.into())],
             )
             .unwrap();
         }
@@ -361,11 +263,11 @@ fn concat_and_pack_match_cpu() {
             "Pack",
             std::slice::from_ref(&a),
             &[],
-            &[("axis", int(1))],
+            &[("axis", 1.into())],
         )
         .unwrap();
         compare(&dev, "Pack", &[a.clone(), b], &[], &[]).unwrap_err();
-        compare(&dev, "Pack", &[a.clone(), a2], &[], &[("axis", int(5))]).unwrap_err();
+        compare(&dev, "Pack", &[a.clone(), a2], &[], &[("axis", 5.into())]).unwrap_err();
     }
 }
 
@@ -394,7 +296,7 @@ fn slices_match_cpu() {
         .unwrap_err();
 
         let ss = |b: &[i32], e: &[i32], s: &[i32], masks: &[(&str, i64)]| {
-            let attrs: Vec<(&str, AttrValue)> = masks.iter().map(|&(n, v)| (n, int(v))).collect();
+            let attrs: Vec<(&str, AttrValue)> = masks.iter().map(|&(n, v)| (n, v.into())).collect();
             compare(
                 &dev,
                 "StridedSlice",
@@ -487,13 +389,35 @@ fn tile_and_pad_match_cpu() {
     }
 }
 
+/// As TensorFlow's GPU kernel, an index out of range gives zeros on the
+/// GPU (its indices are in device memory and are not read back), where the
+/// CPU kernel reports InvalidArgument.
+#[test]
+fn gather_out_of_range_indices_give_zeros_on_the_gpu() {
+    let Some(dev) = gpu() else { return };
+    let params = Tensor::from_slice([3, 2], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let indices = Tensor::from_slice([4], &[2i32, 3, -1, 0]).unwrap();
+    let inputs = [params, indices, Tensor::scalar(0i32)];
+    let node = node_for("GatherV2", &inputs, &[]);
+    let cpu = run_cpu(&node, &inputs).unwrap_err().to_string();
+    assert!(cpu.contains("indices[1] = 3 is not in [0, 3)"), "{cpu}");
+    let gpu = compute_on_gpu(&node, upload(&dev, &inputs, &[2])).unwrap();
+    assert_eq!(gpu[0].dims(), [4, 2]);
+    assert_eq!(
+        gpu[0].as_slice::<f32>().unwrap(),
+        &[5.0, 6.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0]
+    );
+}
+
 #[test]
 fn gather_and_one_hot_match_cpu() {
     let Some(dev) = gpu() else { return };
     for (k, &dt) in TYPES.iter().enumerate() {
         let p = data(dt, &[4, 5, 3], k as u64);
         let idx32 = Tensor::from_slice([2, 3], &[0i32, 4, 2, 2, 1, 3]).unwrap();
-        let idx64 = Tensor::from_slice([3], &[3i64, 0, 3]).unwrap();
+        // In range on every axis (the smallest has 3 entries): out-of-range
+        // indices differ by design (see the next test).
+        let idx64 = Tensor::from_slice([3], &[2i64, 0, 2]).unwrap();
         for axis in [0i32, 1, -1] {
             compare(
                 &dev,
@@ -518,7 +442,7 @@ fn gather_and_one_hot_match_cpu() {
             "GatherV2",
             &[p.clone(), bidx, Tensor::scalar(1i32)],
             &[2],
-            &[("batch_dims", int(1))],
+            &[("batch_dims", 1.into())],
         )
         .unwrap();
         let empty = Tensor::from_slice([0], &[] as &[i32]).unwrap();
@@ -555,7 +479,7 @@ fn gather_and_one_hot_match_cpu() {
                 "OneHot",
                 &[idx, Tensor::scalar(4i32), on.clone(), off.clone()],
                 &[1],
-                &[("axis", int(axis))],
+                &[("axis", axis.into())],
             )
             .unwrap();
         }
@@ -587,21 +511,12 @@ fn gather_out_of_range_indices_give_zeros_on_gpu() {
     let idx = Tensor::from_slice([3], &[2i32, 3, -1]).unwrap();
     let inputs = [p, idx, Tensor::scalar(0i32)];
     let node = node_for("GatherV2", &inputs, &[]);
-    let gpu = create_op_kernel("GPU", &node).unwrap();
-    let out = gpu
-        .compute([
-            dev.upload(&inputs[0]).unwrap(),
-            dev.upload(&inputs[1]).unwrap(),
-            inputs[2].clone(),
-        ])
+    let out = compute_on_gpu(&node, upload(&dev, &inputs, &[2]))
         .unwrap()
-        .remove(0)
-        .to_host()
-        .unwrap();
+        .remove(0);
     assert_eq!(
         out.as_slice::<f32>().unwrap(),
         &[5.0, 6.0, 0.0, 0.0, 0.0, 0.0]
     );
-    let cpu = create_op_kernel("CPU", &node).unwrap();
-    assert!(cpu.compute(inputs).is_err());
+    assert!(run_cpu(&node, &inputs).is_err());
 }

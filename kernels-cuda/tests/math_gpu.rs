@@ -8,57 +8,16 @@
 //! benchmark, not here.)
 #![cfg(all(feature = "cuda", feature = "math"))]
 
-use std::sync::Arc;
+mod common;
 
+use common::{compute_on_gpu, gpu, node, run_cpu, tensor, uniform, upload};
 use kernels_cuda::gpu::GpuDevice;
 use registry_core::KernelRegistry;
-use registry_core::create_op_kernel;
-use registry_core::device::Device;
 use registry_core::kernel::{DEVICE_GPU, constraint_types};
-use registry_core::proto::attr_value::Value;
-use registry_core::proto::{AttrValue, DataType, DataTypeExt, NodeDef};
+use registry_core::proto::{DataType, DataTypeExt, NodeDef};
 use registry_core::tensor::{Tensor, TensorElement, bf16, f16};
 
 use DataType::*;
-
-fn gpu() -> Option<Arc<GpuDevice>> {
-    kernels_cpu::link();
-    kernels_cuda::link();
-    match GpuDevice::get() {
-        Ok(dev) => Some(dev),
-        Err(_) => {
-            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
-            None
-        }
-    }
-}
-
-fn attr(v: Value) -> AttrValue {
-    AttrValue { value: Some(v) }
-}
-
-fn ty(t: DataType) -> AttrValue {
-    attr(Value::Type(t as i32))
-}
-
-/// A node of `op` with `inputs` inputs and the given attrs.
-fn node(op: &str, inputs: usize, attrs: &[(&str, AttrValue)]) -> NodeDef {
-    let mut node = NodeDef {
-        name: "n".into(),
-        op: op.into(),
-        input: (0..inputs).map(|i| format!("in{i}")).collect(),
-        ..Default::default()
-    };
-    for (k, v) in attrs {
-        node.attr.insert((*k).into(), v.clone());
-    }
-    node
-}
-
-/// A node whose only type attr is `T`.
-fn node_t(op: &str, inputs: usize, t: DataType) -> NodeDef {
-    node(op, inputs, &[("T", ty(t))])
-}
 
 /// The dtypes the GPU kernels of `op` are registered for (attr `T`).
 fn gpu_types(op: &str) -> Vec<DataType> {
@@ -74,21 +33,6 @@ fn gpu_types(op: &str) -> Vec<DataType> {
     types.dedup();
     assert!(!types.is_empty(), "{op} has no GPU kernel");
     types
-}
-
-/// Deterministic values in [0, 1).
-fn uniform(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
 }
 
 /// Values in [lo, hi).
@@ -128,29 +72,6 @@ fn int_range(t: DataType) -> (f64, f64) {
         DtUint64 => (0.0, u64::MAX as f64),
         DtBool => (0.0, 1.0),
         _ => (f64::MIN, f64::MAX),
-    }
-}
-
-/// A host tensor of `dtype` from f64 values (integers saturate, as `as`).
-fn tensor(dtype: DataType, shape: &[usize], v: &[f64]) -> Tensor {
-    fn make<T: TensorElement>(shape: &[usize], v: Vec<T>) -> Tensor {
-        Tensor::from_vec(shape, v).expect("shape and values agree")
-    }
-    match dtype {
-        DtFloat => make(shape, v.iter().map(|&x| x as f32).collect()),
-        DtDouble => make(shape, v.to_vec()),
-        DtHalf => make(shape, v.iter().map(|&x| f16::from_f64(x)).collect()),
-        DtBfloat16 => make(shape, v.iter().map(|&x| bf16::from_f64(x)).collect()),
-        DtInt8 => make(shape, v.iter().map(|&x| x as i8).collect()),
-        DtInt16 => make(shape, v.iter().map(|&x| x as i16).collect()),
-        DtInt32 => make(shape, v.iter().map(|&x| x as i32).collect()),
-        DtInt64 => make(shape, v.iter().map(|&x| x as i64).collect()),
-        DtUint8 => make(shape, v.iter().map(|&x| x as u8).collect()),
-        DtUint16 => make(shape, v.iter().map(|&x| x as u16).collect()),
-        DtUint32 => make(shape, v.iter().map(|&x| x as u32).collect()),
-        DtUint64 => make(shape, v.iter().map(|&x| x as u64).collect()),
-        DtBool => make(shape, v.iter().map(|&x| x != 0.0).collect()),
-        other => panic!("unsupported dtype {other:?}"),
     }
 }
 
@@ -246,14 +167,6 @@ fn show(t: &Tensor, i: usize) -> String {
     }
 }
 
-fn run_cpu(node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
-    let kernel = create_op_kernel("CPU", node).map_err(|e| e.to_string())?;
-    kernel
-        .compute(inputs.iter().cloned())
-        .map(|o| o.into_iter().collect())
-        .map_err(|e| e.to_string())
-}
-
 /// Runs `node` on the GPU. With `shared`, the uploaded inputs stay shared
 /// with the test (so none can be forwarded), and are checked unchanged.
 fn run_gpu(
@@ -262,20 +175,9 @@ fn run_gpu(
     inputs: &[Tensor],
     shared: bool,
 ) -> Result<Vec<Tensor>, String> {
-    let kernel = create_op_kernel("GPU", node).map_err(|e| e.to_string())?;
-    let on_gpu: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| dev.upload(t).expect("upload"))
-        .collect();
+    let on_gpu = upload(dev, inputs, &[]);
     let kept = if shared { on_gpu.clone() } else { Vec::new() };
-    let out = kernel.compute(on_gpu).map_err(|e| e.to_string())?;
-    let out: Vec<Tensor> = out
-        .iter()
-        .map(|t| {
-            assert!(!t.is_on_host(), "{}: output on the host", node.op);
-            t.to_host().expect("read back")
-        })
-        .collect();
+    let out = compute_on_gpu(node, on_gpu).map_err(|e| e.to_string())?;
     for (i, (k, original)) in kept.iter().zip(inputs).enumerate() {
         let back = k.to_host().expect("read back input");
         assert_eq!(
@@ -295,7 +197,7 @@ fn check(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor], ulps: u64) {
     let shapes: Vec<String> = inputs.iter().map(|t| t.shape().to_string()).collect();
     let types: Vec<&str> = inputs.iter().map(|t| t.dtype().type_name()).collect();
     let what = format!("{} {:?} {:?}", node.op, types, shapes);
-    let cpu = run_cpu(node, inputs);
+    let cpu = run_cpu(node, inputs).map_err(|e| e.to_string());
     for shared in [false, true] {
         let gpu = run_gpu(dev, node, inputs, shared);
         match (&gpu, &cpu) {
@@ -377,11 +279,11 @@ fn unary_ops_match_cpu() {
             {
                 let n = shape.iter().product();
                 let x = tensor(t, shape, &unary_values(op, t, n, s as u64 + 1));
-                check(&dev, &node_t(op, 1, t), &[x], tol);
+                check(&dev, &node(op, &[t], &[]), &[x], tol);
             }
             if is_float(t) {
                 let x = tensor(t, &[SPECIALS.len()], &SPECIALS);
-                check(&dev, &node_t(op, 1, t), &[x], tol);
+                check(&dev, &node(op, &[t], &[]), &[x], tol);
             }
         }
     }
@@ -480,7 +382,7 @@ fn binary_ops_match_cpu() {
                 let (nx, ny) = (xs.iter().product(), ys.iter().product());
                 let (xv, yv) = binary_values(op, t, nx, ny, 10 * s as u64 + 1);
                 let (x, y) = (tensor(t, xs, &xv), tensor(t, ys, &yv));
-                check(&dev, &node_t(op, 2, t), &[x, y], tol);
+                check(&dev, &node(op, &[t, t], &[]), &[x, y], tol);
             }
             if is_float(t) {
                 // Every pair of special values (NaN propagation of
@@ -489,7 +391,7 @@ fn binary_ops_match_cpu() {
                 let xv: Vec<f64> = (0..n * n).map(|i| SPECIALS[i / n]).collect();
                 let yv: Vec<f64> = (0..n * n).map(|i| SPECIALS[i % n]).collect();
                 let (x, y) = (tensor(t, &[n, n], &xv), tensor(t, &[n, n], &yv));
-                check(&dev, &node_t(op, 2, t), &[x, y], tol);
+                check(&dev, &node(op, &[t, t], &[]), &[x, y], tol);
             }
         }
     }
@@ -517,7 +419,7 @@ fn comparisons_and_logic_match_cpu() {
                 };
                 let x = tensor(t, xs, &values(nx, 3 * s as u64 + 1));
                 let y = tensor(t, ys, &values(ny, 3 * s as u64 + 2));
-                check(&dev, &node_t(op, 2, t), &[x, y], 0);
+                check(&dev, &node(op, &[t, t], &[]), &[x, y], 0);
             }
         }
     }
@@ -526,11 +428,8 @@ fn comparisons_and_logic_match_cpu() {
     let y = tensor(DtFloat, &[4], &[1.0; 4]);
     let equal = node(
         "Equal",
-        2,
-        &[
-            ("T", ty(DtFloat)),
-            ("incompatible_shape_error", attr(Value::B(false))),
-        ],
+        &[DtFloat; 2],
+        &[("incompatible_shape_error", false.into())],
     );
     check(&dev, &equal, &[x, y], 0);
     // LogicalAnd.
@@ -538,7 +437,7 @@ fn comparisons_and_logic_match_cpu() {
         let (nx, ny) = (xs.iter().product(), ys.iter().product());
         let x = tensor(DtBool, xs, &ints(nx, 7 * s as u64 + 1, 0, 1));
         let y = tensor(DtBool, ys, &ints(ny, 7 * s as u64 + 2, 0, 1));
-        check(&dev, &node("LogicalAnd", 2, &[]), &[x, y], 0);
+        check(&dev, &node("LogicalAnd", &[DtBool; 2], &[]), &[x, y], 0);
     }
 }
 
@@ -549,7 +448,7 @@ fn broadcasting_beyond_eight_merged_dims_is_refused() {
     let ys = [1, 2, 1, 2, 1, 2, 1, 2, 1, 2];
     let x = tensor(DtFloat, &xs, &range(32, 1, -1.0, 1.0));
     let y = tensor(DtFloat, &ys, &range(32, 2, -1.0, 1.0));
-    let err = run_gpu(&dev, &node_t("AddV2", 2, DtFloat), &[x, y], false).unwrap_err();
+    let err = run_gpu(&dev, &node("AddV2", &[DtFloat; 2], &[]), &[x, y], false).unwrap_err();
     assert!(
         err.contains("is not supported yet") && err.contains("at most 8"),
         "{err}"
@@ -566,7 +465,7 @@ fn gpu_defined_values_where_the_cpu_errors() {
         let y = tensor(t, &[4], &[0.0, 0.0, 0.0, -1.0]);
         let q = run_gpu(
             &dev,
-            &node_t("FloorDiv", 2, t),
+            &node("FloorDiv", &[t, t], &[]),
             &[x.clone(), y.clone()],
             true,
         )
@@ -577,7 +476,7 @@ fn gpu_defined_values_where_the_cpu_errors() {
             0,
             "FloorDiv by 0",
         );
-        let r = run_gpu(&dev, &node_t("FloorMod", 2, t), &[x, y], true).unwrap();
+        let r = run_gpu(&dev, &node("FloorMod", &[t, t], &[]), &[x, y], true).unwrap();
         assert_matches(
             &r[0],
             &tensor(t, &[4], &[7.0, -7.0, 0.0, 0.0]),
@@ -587,7 +486,7 @@ fn gpu_defined_values_where_the_cpu_errors() {
         // Negative exponents: trunc(1 / x^-y).
         let x = tensor(t, &[6], &[1.0, -1.0, -1.0, 2.0, 0.0, -3.0]);
         let y = tensor(t, &[6], &[-3.0, -3.0, -2.0, -1.0, -1.0, -2.0]);
-        let p = run_gpu(&dev, &node_t("Pow", 2, t), &[x, y], true).unwrap();
+        let p = run_gpu(&dev, &node("Pow", &[t, t], &[]), &[x, y], true).unwrap();
         assert_matches(
             &p[0],
             &tensor(t, &[6], &[1.0, -1.0, 1.0, 0.0, 0.0, 0.0]),
@@ -600,12 +499,8 @@ fn gpu_defined_values_where_the_cpu_errors() {
     let cast = |src: DataType, dst: DataType, v: &[f64]| {
         let node = node(
             "Cast",
-            1,
-            &[
-                ("SrcT", ty(src)),
-                ("DstT", ty(dst)),
-                ("Truncate", attr(Value::B(false))),
-            ],
+            &[src],
+            &[("DstT", dst.into()), ("Truncate", false.into())],
         );
         run_gpu(&dev, &node, &[tensor(src, &[v.len()], v)], true)
             .unwrap()
@@ -686,12 +581,8 @@ fn casts_match_cpu() {
             for truncate in [false, true] {
                 let node = node(
                     "Cast",
-                    1,
-                    &[
-                        ("SrcT", ty(src)),
-                        ("DstT", ty(dst)),
-                        ("Truncate", attr(Value::B(truncate))),
-                    ],
+                    &[src],
+                    &[("DstT", dst.into()), ("Truncate", truncate.into())],
                 );
                 for (s, shape) in [vec![], vec![1001], vec![8, 9], vec![0]].iter().enumerate() {
                     let n = shape.iter().product();
@@ -721,7 +612,12 @@ fn selects_match_cpu() {
             let c = tensor(DtBool, cs, &ints(cs.iter().product(), s + 1, 0, 1));
             let tv = tensor(t, ts, &ints(ts.iter().product(), s + 2, 0, 100));
             let ev = tensor(t, es, &ints(es.iter().product(), s + 3, 0, 100));
-            check(&dev, &node_t("SelectV2", 3, t), &[c, tv, ev], 0);
+            check(
+                &dev,
+                &node("SelectV2", &[DtBool, t, t], &[]),
+                &[c, tv, ev],
+                0,
+            );
         }
     }
     for t in gpu_types("Select") {
@@ -743,7 +639,7 @@ fn selects_match_cpu() {
             let c = tensor(DtBool, cs, &ints(cs.iter().product(), s + 1, 0, 1));
             let tv = tensor(t, ts, &ints(ts.iter().product(), s + 2, 0, 100));
             let ev = tensor(t, es, &ints(es.iter().product(), s + 3, 0, 100));
-            check(&dev, &node_t("Select", 3, t), &[c, tv, ev], 0);
+            check(&dev, &node("Select", &[DtBool, t, t], &[]), &[c, tv, ev], 0);
         }
     }
 }
@@ -765,23 +661,19 @@ fn add_n_matches_cpu() {
                         tensor(t, shape, &v)
                     })
                     .collect();
-                let node = node(
-                    "AddN",
-                    count,
-                    &[("N", attr(Value::I(count as i64))), ("T", ty(t))],
-                );
+                let node = node("AddN", &vec![t; count], &[]);
                 check(&dev, &node, &inputs, 0);
             }
         }
         // Shapes must agree.
         let a = tensor(t, &[2], &[1.0, 2.0]);
         let b = tensor(t, &[3], &[1.0, 2.0, 3.0]);
-        let node = node("AddN", 2, &[("N", attr(Value::I(2))), ("T", ty(t))]);
+        let node = node("AddN", &[t; 2], &[]);
         check(&dev, &node, &[a, b], 0);
     }
     // Half rounds after each addition, in input order.
     let h = |v: f64| tensor(DtHalf, &[1], &[v]);
-    let node = node("AddN", 3, &[("N", attr(Value::I(3))), ("T", ty(DtHalf))]);
+    let node = node("AddN", &[DtHalf; 3], &[]);
     check(&dev, &node, &[h(2048.0), h(1.0), h(1.0)], 0);
     check(&dev, &node, &[h(1.0), h(1.0), h(2048.0)], 0);
 }

@@ -3,118 +3,20 @@
 //! TF's shape errors. Skipped, saying why, without a GPU.
 #![cfg(all(feature = "cuda", feature = "linalg"))]
 
-use std::sync::Arc;
+mod common;
 
-use kernels_cuda::gpu::GpuDevice;
-use registry_core::create_op_kernel;
-use registry_core::device::Device;
-use registry_core::kernel::KernelError;
-use registry_core::proto::attr_value::Value;
-use registry_core::proto::{AttrValue, DataType, NodeDef};
-use registry_core::tensor::{Tensor, bf16, f16};
-
-fn gpu() -> Option<Arc<GpuDevice>> {
-    kernels_cpu::link();
-    kernels_cuda::link();
-    match GpuDevice::get() {
-        Ok(dev) => Some(dev),
-        Err(_) => {
-            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
-            None
-        }
-    }
-}
+use common::{assert_close, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, values};
+use registry_core::proto::{DataType, NodeDef};
 
 fn matmul(t: DataType, transpose_a: bool, transpose_b: bool) -> NodeDef {
-    let mut node = NodeDef {
-        name: "matmul".into(),
-        op: "MatMul".into(),
-        input: vec!["a".into(), "b".into()],
-        ..Default::default()
-    };
-    let attr = |v| AttrValue { value: Some(v) };
-    node.attr.insert("T".into(), attr(Value::Type(t as i32)));
-    node.attr
-        .insert("transpose_a".into(), attr(Value::B(transpose_a)));
-    node.attr
-        .insert("transpose_b".into(), attr(Value::B(transpose_b)));
-    node
-}
-
-fn tensor(dtype: DataType, shape: &[usize], values: &[f64]) -> Tensor {
-    let t = match dtype {
-        DataType::DtFloat => Tensor::from_vec(shape, values.iter().map(|&v| v as f32).collect()),
-        DataType::DtDouble => Tensor::from_vec(shape, values.to_vec()),
-        DataType::DtHalf => {
-            Tensor::from_vec(shape, values.iter().map(|&v| f16::from_f64(v)).collect())
-        }
-        DataType::DtBfloat16 => {
-            Tensor::from_vec(shape, values.iter().map(|&v| bf16::from_f64(v)).collect())
-        }
-        other => panic!("unsupported dtype {other:?}"),
-    };
-    t.expect("shape and values agree")
-}
-
-fn values(t: &Tensor) -> Vec<f64> {
-    match t.dtype() {
-        DataType::DtFloat => t
-            .as_slice::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtDouble => t.as_slice::<f64>().unwrap().to_vec(),
-        DataType::DtHalf => t
-            .as_slice::<f16>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        DataType::DtBfloat16 => t
-            .as_slice::<bf16>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        other => panic!("unsupported dtype {other:?}"),
-    }
-}
-
-/// Deterministic values in [-1, 1).
-fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
-
-fn run_cpu(node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
-    let kernel = create_op_kernel("CPU", node).expect("a CPU kernel");
-    Ok(kernel
-        .compute(inputs.iter().cloned())?
-        .into_iter()
-        .collect())
-}
-
-fn run_gpu(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
-    let kernel = create_op_kernel("GPU", node).expect("a GPU kernel");
-    let on_gpu: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| dev.upload(t).expect("upload"))
-        .collect();
-    let out = kernel.compute(on_gpu)?;
-    Ok(out
-        .iter()
-        .map(|t| t.to_host().expect("read back"))
-        .collect())
+    node(
+        "MatMul",
+        &[t, t],
+        &[
+            ("transpose_a", transpose_a.into()),
+            ("transpose_b", transpose_b.into()),
+        ],
+    )
 }
 
 /// Tolerance (abs, rel) per dtype, relative to the magnitude of the sums.
@@ -124,17 +26,6 @@ fn tolerance(t: DataType) -> (f64, f64) {
         DataType::DtFloat => (1e-5, 1e-5),
         DataType::DtHalf => (4e-3, 2e-3),
         _ => (3e-2, 1.6e-2),
-    }
-}
-
-#[track_caller]
-fn assert_close(actual: &[f64], expected: &[f64], (abs, rel): (f64, f64)) {
-    assert_eq!(actual.len(), expected.len());
-    for (i, (&a, &e)) in actual.iter().zip(expected).enumerate() {
-        assert!(
-            (a.is_nan() && e.is_nan()) || (a - e).abs() <= abs + rel * e.abs(),
-            "element {i}: GPU {a}, CPU {e}"
-        );
     }
 }
 

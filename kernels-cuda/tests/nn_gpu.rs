@@ -5,148 +5,19 @@
 //! without a GPU.
 #![cfg(all(feature = "cuda", feature = "nn"))]
 
-use std::sync::Arc;
+mod common;
 
+use common::{assert_close, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, values};
 use kernels_cuda::gpu::GpuDevice;
-use registry_core::create_op_kernel;
-use registry_core::device::Device;
-use registry_core::kernel::KernelError;
-use registry_core::proto::attr_value::{ListValue, Value};
-use registry_core::proto::{AttrValue, DataType, NodeDef};
-use registry_core::tensor::{Tensor, bf16, f16};
+use registry_core::proto::{DataType, NodeDef};
+use registry_core::tensor::Tensor;
 
 use DataType::{DtBfloat16, DtDouble, DtFloat, DtHalf, DtInt32};
 
 // ---- support ----
 
-fn gpu() -> Option<Arc<GpuDevice>> {
-    kernels_cpu::link();
-    kernels_cuda::link();
-    match GpuDevice::get() {
-        Ok(dev) => Some(dev),
-        Err(_) => {
-            eprintln!("skipped: {}", kernels_cuda::gpu_available().unwrap_err());
-            None
-        }
-    }
-}
-
-fn attr(v: Value) -> AttrValue {
-    AttrValue { value: Some(v) }
-}
-fn ty(t: DataType) -> AttrValue {
-    attr(Value::Type(t as i32))
-}
-fn s(v: &str) -> AttrValue {
-    attr(Value::S(v.as_bytes().to_vec()))
-}
-fn b(v: bool) -> AttrValue {
-    attr(Value::B(v))
-}
-fn f(v: f32) -> AttrValue {
-    attr(Value::F(v))
-}
-fn ints(v: &[i64]) -> AttrValue {
-    attr(Value::List(ListValue {
-        i: v.to_vec(),
-        ..Default::default()
-    }))
-}
-
-fn node(op: &str, inputs: usize, attrs: &[(&str, AttrValue)]) -> NodeDef {
-    let mut node = NodeDef {
-        name: format!("{}_node", op.to_lowercase()),
-        op: op.into(),
-        input: (0..inputs).map(|i| format!("in{i}")).collect(),
-        ..Default::default()
-    };
-    for (name, value) in attrs {
-        node.attr.insert((*name).into(), value.clone());
-    }
-    node
-}
-
-fn tensor(dtype: DataType, shape: &[usize], values: &[f64]) -> Tensor {
-    let t = match dtype {
-        DtFloat => Tensor::from_vec(shape, values.iter().map(|&v| v as f32).collect()),
-        DtDouble => Tensor::from_vec(shape, values.to_vec()),
-        DtHalf => Tensor::from_vec(shape, values.iter().map(|&v| f16::from_f64(v)).collect()),
-        DtBfloat16 => Tensor::from_vec(shape, values.iter().map(|&v| bf16::from_f64(v)).collect()),
-        DtInt32 => Tensor::from_vec(shape, values.iter().map(|&v| v as i32).collect()),
-        other => panic!("unsupported dtype {other:?}"),
-    };
-    t.expect("shape and values agree")
-}
-
-fn values(t: &Tensor) -> Vec<f64> {
-    match t.dtype() {
-        DtFloat => t
-            .as_slice::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DtDouble => t.as_slice::<f64>().unwrap().to_vec(),
-        DtHalf => t
-            .as_slice::<f16>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        DtBfloat16 => t
-            .as_slice::<bf16>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        DtInt32 => t
-            .as_slice::<i32>()
-            .unwrap()
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        other => panic!("unsupported dtype {other:?}"),
-    }
-}
-
-/// Deterministic values in [-1, 1).
-fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
-
 fn random(dtype: DataType, shape: &[usize], seed: u64) -> Tensor {
     tensor(dtype, shape, &pseudo_random(shape.iter().product(), seed))
-}
-
-fn run_cpu(node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
-    let kernel = create_op_kernel("CPU", node).unwrap_or_else(|e| panic!("no CPU kernel: {e}"));
-    Ok(kernel
-        .compute(inputs.iter().cloned())?
-        .into_iter()
-        .collect())
-}
-
-fn run_gpu(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor]) -> Result<Vec<Tensor>, KernelError> {
-    let kernel = create_op_kernel("GPU", node).unwrap_or_else(|e| panic!("no GPU kernel: {e}"));
-    let on_gpu: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| dev.upload(t).expect("upload"))
-        .collect();
-    let out = kernel.compute(on_gpu)?;
-    Ok(out
-        .iter()
-        .map(|t| t.to_host().expect("read back"))
-        .collect())
 }
 
 /// Tolerance (abs, rel) per dtype for one rounding of the result.
@@ -157,17 +28,6 @@ fn tolerance(t: DataType) -> (f64, f64) {
         DtHalf => (2e-3, 2e-3),
         DtBfloat16 => (1.6e-2, 1.6e-2),
         _ => (0.0, 0.0),
-    }
-}
-
-#[track_caller]
-fn assert_close(actual: &[f64], expected: &[f64], (abs, rel): (f64, f64)) {
-    assert_eq!(actual.len(), expected.len(), "lengths differ");
-    for (i, (&a, &e)) in actual.iter().zip(expected).enumerate() {
-        assert!(
-            (a.is_nan() && e.is_nan()) || a == e || (a - e).abs() <= abs + rel * e.abs(),
-            "element {i}: GPU {a}, CPU {e}"
-        );
     }
 }
 
@@ -215,7 +75,7 @@ fn nchw_list(v: &[i64; 4]) -> [i64; 4] {
 fn relu_matches_cpu_with_nan_and_negative_zero() {
     let Some(dev) = gpu() else { return };
     for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
-        let n = node("Relu", 1, &[("T", ty(t))]);
+        let n = node("Relu", &[t], &[]);
         let mut v = pseudo_random(1000, 1);
         v.extend([f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY]);
         let x = tensor(t, &[v.len()], &v);
@@ -249,14 +109,14 @@ fn bias_add_matches_cpu() {
             ("NCHW", vec![2, 3, 2, 2, 2], 3),
             ("NHWC", vec![0, 4], 4),
         ] {
-            let n = node("BiasAdd", 2, &[("T", ty(t)), ("data_format", s(format))]);
+            let n = node("BiasAdd", &[t, t], &[("data_format", format.into())]);
             let x = random(t, &shape, 2);
             let bias = random(t, &[channels], 3);
             compare(&dev, &n, &[x, bias], (0.0, 0.0));
         }
     }
     // int32 wraps.
-    let n = node("BiasAdd", 2, &[("T", ty(DtInt32))]);
+    let n = node("BiasAdd", &[DtInt32; 2], &[]);
     let x = Tensor::from_vec([2, 2], vec![i32::MAX, -5, 7, i32::MIN]).unwrap();
     let bias = Tensor::from_vec([2], vec![1, -1]).unwrap();
     let out = compare(&dev, &n, &[x, bias], (0.0, 0.0));
@@ -269,7 +129,7 @@ fn bias_add_matches_cpu() {
 #[test]
 fn bias_add_errors_match_cpu() {
     let Some(dev) = gpu() else { return };
-    let n = node("BiasAdd", 2, &[("T", ty(DtFloat))]);
+    let n = node("BiasAdd", &[DtFloat; 2], &[]);
     for (x, bias) in [
         (random(DtFloat, &[4], 1), random(DtFloat, &[4], 2)),
         (random(DtFloat, &[2, 4], 1), random(DtFloat, &[3], 2)),
@@ -289,7 +149,7 @@ fn bias_add_errors_match_cpu() {
 fn softmax_matches_cpu() {
     let Some(dev) = gpu() else { return };
     for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
-        let n = node("Softmax", 1, &[("T", ty(t))]);
+        let n = node("Softmax", &[t], &[]);
         for shape in [
             vec![3, 7],
             vec![2, 3, 300],
@@ -321,14 +181,13 @@ fn max_pool(
 ) -> NodeDef {
     node(
         "MaxPool",
-        1,
+        &[t],
         &[
-            ("T", ty(t)),
-            ("ksize", ints(&ksize)),
-            ("strides", ints(&strides)),
-            ("padding", s(padding)),
-            ("explicit_paddings", ints(explicit)),
-            ("data_format", s(format)),
+            ("ksize", ksize.into()),
+            ("strides", strides.into()),
+            ("padding", padding.into()),
+            ("explicit_paddings", explicit.into()),
+            ("data_format", format.into()),
         ],
     )
 }
@@ -416,14 +275,13 @@ fn conv(
 ) -> NodeDef {
     node(
         "Conv2D",
-        2,
+        &[t, t],
         &[
-            ("T", ty(t)),
-            ("strides", ints(&strides)),
-            ("dilations", ints(&dilations)),
-            ("padding", s(padding)),
-            ("explicit_paddings", ints(explicit)),
-            ("data_format", s(format)),
+            ("strides", strides.into()),
+            ("dilations", dilations.into()),
+            ("padding", padding.into()),
+            ("explicit_paddings", explicit.into()),
+            ("data_format", format.into()),
         ],
     )
 }
@@ -582,14 +440,12 @@ fn conv2d_empty_and_errors() {
 fn batch_norm(t: DataType, training: bool, format: &str, epsilon: f32, factor: f32) -> NodeDef {
     node(
         "FusedBatchNormV3",
-        5,
+        &[t, DtFloat, DtFloat, DtFloat, DtFloat],
         &[
-            ("T", ty(t)),
-            ("U", ty(DtFloat)),
-            ("is_training", b(training)),
-            ("data_format", s(format)),
-            ("epsilon", f(epsilon)),
-            ("exponential_avg_factor", f(factor)),
+            ("is_training", training.into()),
+            ("data_format", format.into()),
+            ("epsilon", epsilon.into()),
+            ("exponential_avg_factor", factor.into()),
         ],
     )
 }

@@ -13,7 +13,7 @@ use registry_core::node_def::{
     input_ranges, is_valid_node_name, name_ranges_for_node, output_ranges, parse_input,
     validate_node_def,
 };
-use registry_core::proto::attr_value::{ListValue, Value};
+use registry_core::proto::attr_value::Value;
 use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, OpDef};
 use registry_core::spec::OpSpec;
 
@@ -31,27 +31,6 @@ fn op(name: &str) -> &'static OpDef {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
-fn int(i: i64) -> AttrValue {
-    AttrValue {
-        value: Some(Value::I(i)),
-    }
-}
-
-fn types(ts: &[DataType]) -> AttrValue {
-    AttrValue {
-        value: Some(Value::List(ListValue {
-            r#type: ts.iter().map(|t| *t as i32).collect(),
-            ..Default::default()
-        })),
-    }
-}
-
 fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
     NodeDef {
         name: name.into(),
@@ -67,7 +46,12 @@ fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> N
 
 /// A valid MatMul node with defaults added.
 fn matmul() -> NodeDef {
-    let mut n = node("dense/MatMul", "MatMul", &["x", "w:0"], &[("T", ty(F32))]);
+    let mut n = node(
+        "dense/MatMul",
+        "MatMul",
+        &["x", "w:0"],
+        &[("T", F32.into())],
+    );
     add_defaults_to_node_def(op("MatMul"), &mut n);
     n
 }
@@ -81,7 +65,7 @@ fn concat(n: usize) -> NodeDef {
         "concat",
         "ConcatV2",
         &inputs,
-        &[("N", int(n as i64)), ("T", ty(F32))],
+        &[("N", (n as i64).into()), ("T", F32.into())],
     );
     add_defaults_to_node_def(op("ConcatV2"), &mut node);
     node
@@ -106,15 +90,7 @@ fn defaults_are_added_and_set_attrs_kept() {
         "mm",
         "MatMul",
         &["a", "b"],
-        &[
-            ("T", ty(F32)),
-            (
-                "transpose_a",
-                AttrValue {
-                    value: Some(Value::B(true)),
-                },
-            ),
-        ],
+        &[("T", F32.into()), ("transpose_a", true.into())],
     );
     let err = validate_node_def(&n, op_def).unwrap_err();
     assert!(
@@ -229,11 +205,11 @@ fn data_input_after_control_input() {
 #[test]
 fn unknown_attr_is_an_error_but_underscore_attrs_are_allowed() {
     let mut n = matmul();
-    n.attr.insert("_output_shapes".into(), int(1));
-    n.attr.insert("_class".into(), int(1));
+    n.attr.insert("_output_shapes".into(), 1.into());
+    n.attr.insert("_class".into(), 1.into());
     validate_node_def(&n, op("MatMul")).unwrap();
 
-    n.attr.insert("transpose_c".into(), int(1));
+    n.attr.insert("transpose_c".into(), 1.into());
     let err = validate_node_def(&n, op("MatMul")).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::UnknownAttr { attr, .. } if attr == "transpose_c"),
@@ -248,7 +224,7 @@ fn unknown_attr_is_an_error_but_underscore_attrs_are_allowed() {
     assert!(msg.contains("did you mean"), "{msg}");
 
     let mut n = matmul();
-    n.attr.insert("zzzzzzzzzz".into(), int(1));
+    n.attr.insert("zzzzzzzzzz".into(), 1.into());
     let msg = validate_node_def(&n, op("MatMul")).unwrap_err().to_string();
     assert!(!msg.contains("did you mean"), "{msg}");
 }
@@ -276,7 +252,7 @@ fn missing_attr_without_default() {
 #[test]
 fn attr_of_wrong_kind() {
     let mut n = matmul();
-    n.attr.insert("transpose_a".into(), int(1));
+    n.attr.insert("transpose_a".into(), 1.into());
     let err = validate_node_def(&n, op("MatMul")).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::InvalidAttr { attr, .. } if attr == "transpose_a"),
@@ -289,7 +265,7 @@ fn attr_of_wrong_kind() {
 #[test]
 fn attr_type_not_allowed() {
     let mut n = matmul();
-    n.attr.insert("T".into(), ty(DataType::DtString));
+    n.attr.insert("T".into(), DataType::DtString.into());
     let err = validate_node_def(&n, op("MatMul")).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::InvalidAttr { attr, .. } if attr == "T"),
@@ -307,32 +283,14 @@ fn attr_string_not_allowed() {
         "Conv2D",
         &["x", "f"],
         &[
-            ("T", ty(F32)),
-            (
-                "strides",
-                AttrValue {
-                    value: Some(Value::List(ListValue {
-                        i: vec![1, 1, 1, 1],
-                        ..Default::default()
-                    })),
-                },
-            ),
-            (
-                "padding",
-                AttrValue {
-                    value: Some(Value::S(b"SAME".to_vec())),
-                },
-            ),
+            ("T", F32.into()),
+            ("strides", [1, 1, 1, 1].into()),
+            ("padding", "SAME".into()),
         ],
     );
     add_defaults_to_node_def(op_def, &mut n);
     validate_node_def(&n, op_def).unwrap();
-    n.attr.insert(
-        "padding".into(),
-        AttrValue {
-            value: Some(Value::S(b"SOMETIMES".to_vec())),
-        },
-    );
+    n.attr.insert("padding".into(), "SOMETIMES".into());
     let err = validate_node_def(&n, op_def).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::InvalidAttr { attr, .. } if attr == "padding"),
@@ -345,7 +303,7 @@ fn attr_string_not_allowed() {
 #[test]
 fn attr_below_minimum() {
     // AddN's N has minimum 1.
-    let mut n = node("sum", "AddN", &[], &[("N", int(0)), ("T", ty(F32))]);
+    let mut n = node("sum", "AddN", &[], &[("N", 0.into()), ("T", F32.into())]);
     add_defaults_to_node_def(op("AddN"), &mut n);
     let err = validate_node_def(&n, op("AddN")).unwrap_err();
     assert!(
@@ -401,7 +359,7 @@ fn wrong_number_of_inputs() {
     );
 
     // No inputs at all.
-    let mut n = node("p", "Placeholder", &["x"], &[("dtype", ty(F32))]);
+    let mut n = node("p", "Placeholder", &["x"], &[("dtype", F32.into())]);
     add_defaults_to_node_def(op("Placeholder"), &mut n);
     let err = validate_node_def(&n, op("Placeholder")).unwrap_err();
     assert!(err.to_string().ends_with("expects 0: no inputs"), "{err}");
@@ -417,21 +375,21 @@ fn types_fixed_and_type_attr() {
         "am",
         "ArgMax",
         &["x", "d"],
-        &[("T", ty(F64)), ("output_type", ty(I32))],
+        &[("T", F64.into()), ("output_type", I32.into())],
     );
     // Tidx comes from the op's default even before add_defaults_to_node_def.
     let (ins, outs) = in_out_types_for_node(&n, op("ArgMax")).unwrap();
     assert_eq!(ins, [F64, I32]);
     assert_eq!(outs, [I32]);
     add_defaults_to_node_def(op("ArgMax"), &mut n);
-    n.attr.insert("Tidx".into(), ty(I64));
+    n.attr.insert("Tidx".into(), I64.into());
     assert_eq!(
         in_out_types_for_node(&n, op("ArgMax")).unwrap(),
         (vec![F64, I64], vec![I32])
     );
 
     // Fixed types: Equal's output is bool.
-    let n = node("eq", "Equal", &["a", "b"], &[("T", ty(I64))]);
+    let n = node("eq", "Equal", &["a", "b"], &[("T", I64.into())]);
     let (ins, outs) = in_out_types_for_node(&n, op("Equal")).unwrap();
     assert_eq!(ins, [I64, I64]);
     assert_eq!(outs, [DataType::DtBool]);
@@ -439,7 +397,7 @@ fn types_fixed_and_type_attr() {
 
 #[test]
 fn types_number_attr() {
-    let n = node("sum", "AddN", &[], &[("N", int(4)), ("T", ty(F64))]);
+    let n = node("sum", "AddN", &[], &[("N", 4.into()), ("T", F64.into())]);
     assert_eq!(
         in_out_types_for_node(&n, op("AddN")).unwrap(),
         (vec![F64; 4], vec![F64])
@@ -450,7 +408,7 @@ fn types_number_attr() {
         (vec![F32, F32, F32, I32], vec![F32])
     );
     // Pack: N * T in, T out.
-    let n = node("pack", "Pack", &[], &[("N", int(2)), ("T", ty(I64))]);
+    let n = node("pack", "Pack", &[], &[("N", 2.into()), ("T", I64.into())]);
     assert_eq!(
         in_out_types_for_node(&n, op("Pack")).unwrap(),
         (vec![I64, I64], vec![I64])
@@ -476,10 +434,10 @@ fn types_type_list_and_ref() {
         "ListAndRef",
         &[],
         &[
-            ("Tcomponents", types(&[F32, DataType::DtString, I32])),
-            ("Tout", types(&[DataType::DtBool])),
-            ("N", int(2)),
-            ("T", ty(F64)),
+            ("Tcomponents", [F32, DataType::DtString, I32].into()),
+            ("Tout", [DataType::DtBool].into()),
+            ("N", 2.into()),
+            ("T", F64.into()),
         ],
     );
     let (ins, outs) = in_out_types_for_node(&n, &op_def).unwrap();
@@ -505,8 +463,9 @@ fn types_type_list_and_ref() {
 
     // An empty list is zero tensors; N = 0 is zero tensors.
     let mut n = n;
-    n.attr.insert("Tcomponents".into(), types(&[]));
-    n.attr.insert("N".into(), int(0));
+    n.attr
+        .insert("Tcomponents".into(), Vec::<DataType>::new().into());
+    n.attr.insert("N".into(), 0.into());
     let (ins, _) = in_out_types_for_node(&n, &op_def).unwrap();
     assert_eq!(ins, [DataType::DtDoubleRef]);
 }
@@ -514,7 +473,7 @@ fn types_type_list_and_ref() {
 #[test]
 fn type_resolution_errors_name_node_and_attr() {
     // Missing type attr.
-    let n = node("sum", "AddN", &[], &[("N", int(2))]);
+    let n = node("sum", "AddN", &[], &[("N", 2.into())]);
     let err = in_out_types_for_node(&n, op("AddN")).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::MissingAttr { attr, .. } if attr == "T"),
@@ -523,7 +482,7 @@ fn type_resolution_errors_name_node_and_attr() {
     assert_names_node(&err, "sum");
 
     // Negative N.
-    let n = node("sum", "AddN", &[], &[("N", int(-1)), ("T", ty(F32))]);
+    let n = node("sum", "AddN", &[], &[("N", (-1).into()), ("T", F32.into())]);
     let err = in_out_types_for_node(&n, op("AddN")).unwrap_err();
     assert!(
         matches!(&err, NodeDefError::InvalidAttr { attr, .. } if attr == "N"),
@@ -532,13 +491,13 @@ fn type_resolution_errors_name_node_and_attr() {
     assert!(err.to_string().contains("-1"), "{err}");
 
     // Wrong kinds.
-    let n = node("sum", "AddN", &[], &[("N", ty(F32)), ("T", ty(F32))]);
+    let n = node("sum", "AddN", &[], &[("N", F32.into()), ("T", F32.into())]);
     let err = in_out_types_for_node(&n, op("AddN")).unwrap_err();
     assert!(
         err.to_string().contains("expected an int, got a type"),
         "{err}"
     );
-    let n = node("sum", "AddN", &[], &[("N", int(2)), ("T", int(1))]);
+    let n = node("sum", "AddN", &[], &[("N", 2.into()), ("T", 1.into())]);
     let err = in_out_types_for_node(&n, op("AddN")).unwrap_err();
     assert!(
         err.to_string().contains("expected a type, got an int"),
@@ -550,15 +509,7 @@ fn type_resolution_errors_name_node_and_attr() {
         "sum",
         "AddN",
         &[],
-        &[
-            ("N", int(2)),
-            (
-                "T",
-                AttrValue {
-                    value: Some(Value::Type(12345)),
-                },
-            ),
-        ],
+        &[("N", 2.into()), ("T", Value::Type(12345).into())],
     );
     let err = in_out_types_for_node(&n, op("AddN")).unwrap_err();
     assert!(err.to_string().contains("12345"), "{err}");
@@ -589,7 +540,7 @@ fn name_ranges() {
     assert_eq!(o["product"], 0..1);
 
     // Counts need N, not T.
-    let n = node("sum", "AddN", &[], &[("N", int(5))]);
+    let n = node("sum", "AddN", &[], &[("N", 5.into())]);
     assert_eq!(input_ranges(&n, op("AddN")).unwrap()["inputs"], 0..5);
     let n = node("sum", "AddN", &[], &[]);
     let err = input_ranges(&n, op("AddN")).unwrap_err();
@@ -600,7 +551,7 @@ fn name_ranges() {
     assert_names_node(&err, "sum");
 
     // No inputs.
-    let n = node("p", "Placeholder", &[], &[("dtype", ty(F32))]);
+    let n = node("p", "Placeholder", &[], &[("dtype", F32.into())]);
     assert!(input_ranges(&n, op("Placeholder")).unwrap().is_empty());
 }
 

@@ -4,7 +4,6 @@
 #![cfg(feature = "standard-ops")]
 
 use registry_core::OpRegistry;
-use registry_core::proto::attr_value::{ListValue, Value};
 use registry_core::proto::tensor_shape_proto::Dim as ProtoDim;
 use registry_core::proto::{AttrValue, DataType, NodeDef, TensorProto, TensorShapeProto};
 use registry_core::shape::{
@@ -31,57 +30,6 @@ fn sh(text: &str) -> Shape {
         "?" => Dim::UNKNOWN,
         n => Dim::new(n.parse().unwrap()),
     }))
-}
-
-fn int(i: i64) -> AttrValue {
-    AttrValue {
-        value: Some(Value::I(i)),
-    }
-}
-
-fn boolean(b: bool) -> AttrValue {
-    AttrValue {
-        value: Some(Value::B(b)),
-    }
-}
-
-fn float(f: f32) -> AttrValue {
-    AttrValue {
-        value: Some(Value::F(f)),
-    }
-}
-
-fn string(s: &str) -> AttrValue {
-    AttrValue {
-        value: Some(Value::S(s.as_bytes().to_vec())),
-    }
-}
-
-fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
-fn ints(v: &[i64]) -> AttrValue {
-    AttrValue {
-        value: Some(Value::List(ListValue {
-            i: v.to_vec(),
-            ..Default::default()
-        })),
-    }
-}
-
-fn shape_attr(s: &Shape) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Shape(s.to_proto())),
-    }
-}
-
-fn tensor_attr(t: &Tensor) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Tensor(t.to_proto())),
-    }
 }
 
 fn node(op: &str, num_inputs: usize, attrs: &[(&str, AttrValue)]) -> NodeDef {
@@ -124,7 +72,7 @@ fn run(
             "ConcatV2" => inputs.len() - 1,
             _ => inputs.len(),
         };
-        attrs.push(("N", int(n as i64)));
+        attrs.push(("N", AttrValue::from(n as i64)));
     }
     let node = node(op, inputs.len(), &attrs);
     let shapes: Vec<Shape> = inputs.iter().map(|s| sh(s)).collect();
@@ -465,9 +413,9 @@ fn context_reads_attrs_with_defaults() {
         "Conv2D",
         2,
         &[
-            ("T", ty(DataType::DtFloat)),
-            ("strides", ints(&[1, 2, 2, 1])),
-            ("padding", string("SAME")),
+            ("T", AttrValue::from(DataType::DtFloat)),
+            ("strides", AttrValue::from([1, 2, 2, 1])),
+            ("padding", AttrValue::from("SAME")),
         ],
     );
     let inputs = [sh("?"), sh("?")];
@@ -533,7 +481,7 @@ fn context_float_attr_and_outputs() {
     let op_def = OpRegistry::global()
         .look_up_op_def("FusedBatchNormV3")
         .unwrap();
-    let n = node("FusedBatchNormV3", 5, &[("epsilon", float(0.5))]);
+    let n = node("FusedBatchNormV3", 5, &[("epsilon", AttrValue::from(0.5))]);
     let inputs = vec![sh("?"); 5];
     let mut ctx = InferenceContext::new(&n, op_def, &inputs, &[]).unwrap();
     assert_eq!(ctx.attr_float("epsilon").unwrap(), 0.5);
@@ -644,7 +592,7 @@ fn ops_without_shape_fn_and_custom_shape_fns() {
 fn error_messages_name_node_op_input_and_shapes() {
     let e = err(
         "MatMul",
-        &[("T", ty(DataType::DtFloat))],
+        &[("T", AttrValue::from(DataType::DtFloat))],
         &["[2,3,4]", "[3,4]"],
         &[],
     );
@@ -732,11 +680,11 @@ fn broadcast_binary_ops() {
 
 #[test]
 fn equal_without_incompatible_shape_error() {
-    let attrs = [("incompatible_shape_error", boolean(false))];
+    let attrs = [("incompatible_shape_error", AttrValue::from(false))];
     assert_eq!(out("Equal", &attrs, &["[2,3]", "[4,3]"], &[]), "[]");
     assert_eq!(out("Equal", &attrs, &["[5]", "[?]"], &[]), "?");
     assert_eq!(out("Equal", &attrs, &["[4,1]", "[5]"], &[]), "[4,5]");
-    let strict = [("incompatible_shape_error", boolean(true))];
+    let strict = [("incompatible_shape_error", AttrValue::from(true))];
     assert!(run("Equal", &strict, &["[2,3]", "[4,3]"], &[]).is_err());
 }
 
@@ -772,7 +720,7 @@ fn matmul_shapes() {
     assert_eq!(
         out(
             "MatMul",
-            &[("transpose_a", boolean(true))],
+            &[("transpose_a", AttrValue::from(true))],
             &["[16,8]", "[16,10]"],
             &[]
         ),
@@ -781,15 +729,15 @@ fn matmul_shapes() {
     assert_eq!(
         out(
             "MatMul",
-            &[("transpose_b", boolean(true))],
+            &[("transpose_b", AttrValue::from(true))],
             &["[8,16]", "[10,16]"],
             &[]
         ),
         "[8,10]"
     );
     let both = [
-        ("transpose_a", boolean(true)),
-        ("transpose_b", boolean(true)),
+        ("transpose_a", AttrValue::from(true)),
+        ("transpose_b", AttrValue::from(true)),
     ];
     assert_eq!(out("MatMul", &both, &["[16,8]", "[10,16]"], &[]), "[8,10]");
     assert_eq!(out("MatMul", &[], &["?", "[16,?]"], &[]), "[?,?]");
@@ -812,7 +760,7 @@ fn bias_add_shapes() {
     assert_eq!(out("BiasAdd", &[], &["[2,3,4]", "[4]"], &[]), "[2,3,4]");
     assert_eq!(out("BiasAdd", &[], &["[2,3,?]", "[4]"], &[]), "[2,3,4]");
     assert_eq!(out("BiasAdd", &[], &["?", "[4]"], &[]), "?");
-    let nchw = [("data_format", string("NCHW"))];
+    let nchw = [("data_format", AttrValue::from("NCHW"))];
     assert_eq!(
         out("BiasAdd", &nchw, &["[2,?,5,5]", "[4]"], &[]),
         "[2,4,5,5]"
@@ -838,7 +786,7 @@ fn bias_add_shapes() {
 #[test]
 fn reductions_with_known_axes() {
     for op in ["Sum", "Mean", "Max"] {
-        let keep = [("keep_dims", boolean(true))];
+        let keep = [("keep_dims", AttrValue::from(true))];
         assert_eq!(
             out(op, &[], &["[4,6]", "[1]"], &[None, Some(i32s(&[1]))]),
             "[4]",
@@ -889,7 +837,7 @@ fn reductions_with_known_axes() {
 
 #[test]
 fn reductions_with_unknown_axes_or_rank() {
-    let keep = [("keep_dims", boolean(true))];
+    let keep = [("keep_dims", AttrValue::from(true))];
     assert_eq!(out("Sum", &keep, &["[4,6]", "[1]"], &[]), "[?,?]");
     assert_eq!(out("Sum", &[], &["[4,6]", "[1]"], &[]), "?");
     assert_eq!(
@@ -980,7 +928,10 @@ fn arg_max_shapes() {
 // ---------------------------------------------------------------- conv, pool
 
 fn conv_attrs(strides: &[i64], padding: &str) -> Vec<(&'static str, AttrValue)> {
-    vec![("strides", ints(strides)), ("padding", string(padding))]
+    vec![
+        ("strides", AttrValue::from(strides)),
+        ("padding", AttrValue::from(padding)),
+    ]
 }
 
 #[test]
@@ -1001,19 +952,22 @@ fn conv2d_shapes() {
         "[2,3,3,4]"
     );
     let mut dilated = conv_attrs(&[1, 1, 1, 1], "VALID");
-    dilated.push(("dilations", ints(&[1, 2, 2, 1])));
+    dilated.push(("dilations", AttrValue::from([1, 2, 2, 1])));
     assert_eq!(
         out("Conv2D", &dilated, &["[2,8,8,3]", "[3,3,3,4]"], &[]),
         "[2,4,4,4]"
     );
     let mut nchw = conv_attrs(&[1, 1, 2, 2], "VALID");
-    nchw.push(("data_format", string("NCHW")));
+    nchw.push(("data_format", AttrValue::from("NCHW")));
     assert_eq!(
         out("Conv2D", &nchw, &["[2,3,8,8]", "[3,3,3,4]"], &[]),
         "[2,4,3,3]"
     );
     let mut explicit = conv_attrs(&[1, 1, 1, 1], "EXPLICIT");
-    explicit.push(("explicit_paddings", ints(&[0, 0, 1, 1, 2, 2, 0, 0])));
+    explicit.push((
+        "explicit_paddings",
+        AttrValue::from([0, 0, 1, 1, 2, 2, 0, 0]),
+    ));
     assert_eq!(
         out("Conv2D", &explicit, &["[2,8,8,3]", "[3,3,3,4]"], &[]),
         "[2,8,10,4]"
@@ -1082,13 +1036,19 @@ fn conv2d_errors() {
     );
     assert_eq!(e.kind(), &ShapeError::NegativeDim { a: 2, b: 3 });
     let mut explicit_valid = conv_attrs(&[1, 1, 1, 1], "VALID");
-    explicit_valid.push(("explicit_paddings", ints(&[0, 0, 1, 1, 1, 1, 0, 0])));
+    explicit_valid.push((
+        "explicit_paddings",
+        AttrValue::from([0, 0, 1, 1, 1, 1, 0, 0]),
+    ));
     let e = err("Conv2D", &explicit_valid, &["[2,8,8,3]", "[3,3,3,4]"], &[]);
     assert!(
         matches!(e.kind(), ShapeError::InvalidAttr { attr, .. } if attr == "explicit_paddings")
     );
     let mut bad_explicit = conv_attrs(&[1, 1, 1, 1], "EXPLICIT");
-    bad_explicit.push(("explicit_paddings", ints(&[1, 0, 1, 1, 1, 1, 0, 0])));
+    bad_explicit.push((
+        "explicit_paddings",
+        AttrValue::from([1, 0, 1, 1, 1, 1, 0, 0]),
+    ));
     let e = err("Conv2D", &bad_explicit, &["[2,8,8,3]", "[3,3,3,4]"], &[]);
     assert!(
         e.kind()
@@ -1102,9 +1062,9 @@ fn conv2d_errors() {
 fn max_pool_shapes_and_errors() {
     let attrs = |k: &[i64], s: &[i64], p: &str| {
         vec![
-            ("ksize", ints(k)),
-            ("strides", ints(s)),
-            ("padding", string(p)),
+            ("ksize", AttrValue::from(k)),
+            ("strides", AttrValue::from(s)),
+            ("padding", AttrValue::from(p)),
         ]
     };
     let a = attrs(&[1, 2, 2, 1], &[1, 2, 2, 1], "VALID");
@@ -1113,14 +1073,14 @@ fn max_pool_shapes_and_errors() {
     let a = attrs(&[1, 3, 3, 1], &[1, 3, 3, 1], "SAME");
     assert_eq!(out("MaxPool", &a, &["[2,8,7,4]"], &[]), "[2,3,3,4]");
     let mut a = attrs(&[1, 1, 2, 2], &[1, 1, 2, 2], "VALID");
-    a.push(("data_format", string("NCHW")));
+    a.push(("data_format", AttrValue::from("NCHW")));
     assert_eq!(out("MaxPool", &a, &["[2,4,8,6]"], &[]), "[2,4,4,3]");
     // Pooling over the depth.
     let a = attrs(&[1, 1, 1, 2], &[1, 1, 1, 2], "VALID");
     assert_eq!(out("MaxPool", &a, &["[2,8,8,4]"], &[]), "[2,8,8,2]");
     // NCHW_VECT_C: [N, C/4, H, W, 4].
     let mut a = attrs(&[1, 1, 2, 2], &[1, 1, 2, 2], "VALID");
-    a.push(("data_format", string("NCHW_VECT_C")));
+    a.push(("data_format", AttrValue::from("NCHW_VECT_C")));
     assert_eq!(out("MaxPool", &a, &["[2,2,8,8,4]"], &[]), "[2,2,4,4,4]");
     let e = err("MaxPool", &a, &["[2,2,8,8,3]"], &[]);
     assert!(
@@ -1128,7 +1088,10 @@ fn max_pool_shapes_and_errors() {
         "{e}"
     );
     let mut a = attrs(&[1, 2, 2, 1], &[1, 1, 1, 1], "EXPLICIT");
-    a.push(("explicit_paddings", ints(&[0, 0, 1, 0, 1, 1, 0, 0])));
+    a.push((
+        "explicit_paddings",
+        AttrValue::from([0, 0, 1, 0, 1, 1, 0, 0]),
+    ));
     assert_eq!(out("MaxPool", &a, &["[1,4,4,1]"], &[]), "[1,4,5,1]");
 
     let e = err(
@@ -1255,19 +1218,40 @@ fn concat_v2_errors() {
 fn pack_shapes() {
     let three = ["[3,5]", "[3,?]", "?"];
     assert_eq!(out("Pack", &[], &three, &[]), "[3,3,5]");
-    assert_eq!(out("Pack", &[("axis", int(1))], &three, &[]), "[3,3,5]");
-    assert_eq!(out("Pack", &[("axis", int(2))], &three, &[]), "[3,5,3]");
     assert_eq!(
-        out("Pack", &[("axis", int(-1))], &["[3,5]", "[3,5]"], &[]),
+        out("Pack", &[("axis", AttrValue::from(1))], &three, &[]),
+        "[3,3,5]"
+    );
+    assert_eq!(
+        out("Pack", &[("axis", AttrValue::from(2))], &three, &[]),
+        "[3,5,3]"
+    );
+    assert_eq!(
+        out(
+            "Pack",
+            &[("axis", AttrValue::from(-1))],
+            &["[3,5]", "[3,5]"],
+            &[]
+        ),
         "[3,5,2]"
     );
     assert_eq!(
-        out("Pack", &[("axis", int(-3))], &["[3,5]", "[3,5]"], &[]),
+        out(
+            "Pack",
+            &[("axis", AttrValue::from(-3))],
+            &["[3,5]", "[3,5]"],
+            &[]
+        ),
         "[2,3,5]"
     );
     assert_eq!(out("Pack", &[], &["[]", "[]"], &[]), "[2]");
     assert_eq!(out("Pack", &[], &["?", "?"], &[]), "?");
-    let e = err("Pack", &[("axis", int(3))], &["[3,5]", "[3,5]"], &[]);
+    let e = err(
+        "Pack",
+        &[("axis", AttrValue::from(3))],
+        &["[3,5]", "[3,5]"],
+        &[],
+    );
     assert_eq!(
         e.kind(),
         &ShapeError::AxisOutOfRange {
@@ -1502,7 +1486,7 @@ fn slice_shapes() {
     assert_eq!(
         out(
             "Slice",
-            &[("Index", ty(DataType::DtInt64))],
+            &[("Index", AttrValue::from(DataType::DtInt64))],
             &["[7]", "[1]", "[1]"],
             &int64
         ),
@@ -1566,10 +1550,14 @@ fn ss(
         "new_axis_mask",
         "shrink_axis_mask",
     ];
-    let attrs: Vec<_> = names.iter().zip(masks).map(|(n, m)| (*n, int(m))).collect();
+    let attrs: Vec<_> = names
+        .iter()
+        .zip(masks)
+        .map(|(n, m)| (*n, AttrValue::from(m)))
+        .collect();
     let attrs: Vec<_> = attrs
         .into_iter()
-        .chain([("Index", ty(DataType::DtInt32))])
+        .chain([("Index", AttrValue::from(DataType::DtInt32))])
         .collect();
     let spec = format!("[{}]", strides.len());
     run(
@@ -1707,7 +1695,7 @@ fn strided_slice_shapes() {
         "[1,?,6]"
     );
     // Unknown strides or input rank: unknown.
-    let attrs = [("Index", ty(DataType::DtInt32))];
+    let attrs = [("Index", AttrValue::from(DataType::DtInt32))];
     assert_eq!(
         out("StridedSlice", &attrs, &["[5,6]", "[2]", "[2]", "[2]"], &[]),
         "?"
@@ -1760,7 +1748,7 @@ fn strided_slice_errors() {
         "only stride 1 allowed on non-range indexing."
     );
     // begin, end and strides of different lengths.
-    let attrs = [("Index", ty(DataType::DtInt32))];
+    let attrs = [("Index", AttrValue::from(DataType::DtInt32))];
     let e = err("StridedSlice", &attrs, &["[5,6]", "[2]", "[3]", "[2]"], &[]);
     assert!(matches!(e.kind(), ShapeError::ShapeMismatch { .. }), "{e}");
     let e = err(
@@ -1849,7 +1837,7 @@ fn expand_dims_shapes() {
 
 #[test]
 fn squeeze_shapes() {
-    let dims = |d: &[i64]| vec![("squeeze_dims", ints(d))];
+    let dims = |d: &[i64]| vec![("squeeze_dims", AttrValue::from(d))];
     assert_eq!(out("Squeeze", &[], &["[1,2,1,3]"], &[]), "[2,3]");
     assert_eq!(out("Squeeze", &dims(&[0]), &["[1,2,1,3]"], &[]), "[2,1,3]");
     assert_eq!(out("Squeeze", &dims(&[-2]), &["[1,2,1,3]"], &[]), "[1,2,3]");
@@ -1927,7 +1915,7 @@ fn pad_shapes() {
     assert_eq!(
         out(
             "Pad",
-            &[("Tpaddings", ty(DataType::DtInt64))],
+            &[("Tpaddings", AttrValue::from(DataType::DtInt64))],
             &["[4]", "[1,2]"],
             &p64
         ),
@@ -1972,7 +1960,7 @@ fn one_hot_shapes() {
     assert_eq!(
         out(
             "OneHot",
-            &[("axis", int(0))],
+            &[("axis", AttrValue::from(0))],
             &["[5]", "[]", "[]", "[]"],
             &depth(4)
         ),
@@ -1981,7 +1969,7 @@ fn one_hot_shapes() {
     assert_eq!(
         out(
             "OneHot",
-            &[("axis", int(1))],
+            &[("axis", AttrValue::from(1))],
             &["[2,3]", "[]", "[]", "[]"],
             &depth(4)
         ),
@@ -1994,7 +1982,7 @@ fn one_hot_shapes() {
     assert_eq!(out("OneHot", &[], &["?", "[]", "[]", "[]"], &depth(4)), "?");
     let e = err(
         "OneHot",
-        &[("axis", int(2))],
+        &[("axis", AttrValue::from(2))],
         &["[5]", "[]", "[]", "[]"],
         &depth(4),
     );
@@ -2009,7 +1997,7 @@ fn one_hot_shapes() {
     );
     let e = err(
         "OneHot",
-        &[("axis", int(-2))],
+        &[("axis", AttrValue::from(-2))],
         &["[5]", "[]", "[]", "[]"],
         &depth(4),
     );
@@ -2063,7 +2051,7 @@ fn gather_v2_shapes() {
         out("GatherV2", &[], &["[3,5]", "[]", "[]"], &axis(0)),
         "[5]"
     );
-    let b1 = [("batch_dims", int(1))];
+    let b1 = [("batch_dims", AttrValue::from(1))];
     assert_eq!(
         out("GatherV2", &b1, &["[3,5,4]", "[3,2]", "[]"], &axis(1)),
         "[3,2,4]"
@@ -2072,7 +2060,7 @@ fn gather_v2_shapes() {
         out("GatherV2", &b1, &["[?,5,4]", "[3,2]", "[]"], &axis(1)),
         "[3,2,4]"
     );
-    let bm1 = [("batch_dims", int(-1))];
+    let bm1 = [("batch_dims", AttrValue::from(-1))];
     assert_eq!(
         out("GatherV2", &bm1, &["[3,5,4]", "[3,2]", "[]"], &axis(2)),
         "[3,5,2]"
@@ -2104,7 +2092,7 @@ fn gather_v2_errors() {
     );
     let e = err("GatherV2", &[], &["[]", "[5]", "[]"], &axis(0));
     assert_eq!(e.kind(), &ShapeError::RankAtLeast { min: 1, found: 0 });
-    let b2 = [("batch_dims", int(2))];
+    let b2 = [("batch_dims", AttrValue::from(2))];
     let e = err("GatherV2", &b2, &["[3,5,4]", "[3,5]", "[]"], &axis(1));
     assert_eq!(
         e.kind().to_string(),
@@ -2121,7 +2109,7 @@ fn gather_v2_errors() {
         ),
         "{e}"
     );
-    let b1 = [("batch_dims", int(1))];
+    let b1 = [("batch_dims", AttrValue::from(1))];
     let e = err("GatherV2", &b1, &["[3,5,4]", "[4,2]", "[]"], &axis(1));
     assert!(matches!(e.kind(), ShapeError::ShapeMismatch { .. }), "{e}");
     let e = err("GatherV2", &[], &["[3,5]", "[5]", "[1]"], &[]);
@@ -2138,7 +2126,7 @@ fn gather_v2_errors() {
 
 #[test]
 fn fused_batch_norm_v3_shapes() {
-    let inference = [("is_training", boolean(false))];
+    let inference = [("is_training", AttrValue::from(false))];
     let outs = run(
         "FusedBatchNormV3",
         &inference,
@@ -2159,7 +2147,7 @@ fn fused_batch_norm_v3_shapes() {
     assert_eq!(outs[0], sh("[2,4,4,3]"));
     assert_eq!(outs[4], sh("[3]"));
     // NCHW: channels are dimension 1; 5-D formats.
-    let nchw = [("data_format", string("NCHW"))];
+    let nchw = [("data_format", AttrValue::from("NCHW"))];
     let outs = run(
         "FusedBatchNormV3",
         &nchw,
@@ -2171,7 +2159,7 @@ fn fused_batch_norm_v3_shapes() {
         (outs[0].to_string(), outs[1].to_string()),
         ("[2,3,4,4]".into(), "[3]".into())
     );
-    let ndhwc = [("data_format", string("NDHWC"))];
+    let ndhwc = [("data_format", AttrValue::from("NDHWC"))];
     let outs = run(
         "FusedBatchNormV3",
         &ndhwc,
@@ -2205,7 +2193,7 @@ fn fused_batch_norm_v3_shapes() {
             found: 3
         }
     );
-    let avg = [("exponential_avg_factor", float(0.5))];
+    let avg = [("exponential_avg_factor", AttrValue::from(0.5))];
     let e = err(
         "FusedBatchNormV3",
         &avg,
@@ -2268,25 +2256,32 @@ fn select_v2_broadcasts_three() {
 #[test]
 fn const_and_placeholder() {
     let t = Tensor::from_vec([2, 3], vec![0f32; 6]).unwrap();
-    let attrs = [("value", tensor_attr(&t)), ("dtype", ty(DataType::DtFloat))];
+    let attrs = [
+        ("value", AttrValue::from(t.to_proto())),
+        ("dtype", AttrValue::from(DataType::DtFloat)),
+    ];
     assert_eq!(out("Const", &attrs, &[], &[]), "[2,3]");
     let s = Tensor::scalar(1.5f64);
-    assert_eq!(out("Const", &[("value", tensor_attr(&s))], &[], &[]), "[]");
-    let no_shape = AttrValue {
-        value: Some(Value::Tensor(TensorProto {
-            dtype: DataType::DtInt32 as i32,
-            int_val: vec![3],
-            ..Default::default()
-        })),
-    };
+    assert_eq!(
+        out(
+            "Const",
+            &[("value", AttrValue::from(s.to_proto()))],
+            &[],
+            &[]
+        ),
+        "[]"
+    );
+    let no_shape = AttrValue::from(TensorProto {
+        dtype: DataType::DtInt32 as i32,
+        int_val: vec![3],
+        ..Default::default()
+    });
     assert_eq!(out("Const", &[("value", no_shape)], &[], &[]), "[]");
-    let partial = AttrValue {
-        value: Some(Value::Tensor(TensorProto {
-            dtype: DataType::DtInt32 as i32,
-            tensor_shape: Some(sh("[2,?]").to_proto()),
-            ..Default::default()
-        })),
-    };
+    let partial = AttrValue::from(TensorProto {
+        dtype: DataType::DtInt32 as i32,
+        tensor_shape: Some(sh("[2,?]").to_proto()),
+        ..Default::default()
+    });
     let e = err("Const", &[("value", partial)], &[], &[]);
     assert!(
         matches!(e.kind(), ShapeError::InvalidAttr { attr, .. } if attr == "value"),
@@ -2297,7 +2292,7 @@ fn const_and_placeholder() {
         matches!(e.kind(), ShapeError::MissingAttr { attr } if attr == "value"),
         "{e}"
     );
-    let e = err("Const", &[("value", int(3))], &[], &[]);
+    let e = err("Const", &[("value", AttrValue::from(3))], &[], &[]);
     assert!(
         matches!(
             e.kind(),
@@ -2310,13 +2305,25 @@ fn const_and_placeholder() {
         "{e}"
     );
 
-    let p = |s: &str| out("Placeholder", &[("shape", shape_attr(&sh(s)))], &[], &[]);
+    let p = |s: &str| {
+        out(
+            "Placeholder",
+            &[("shape", AttrValue::from(sh(s).to_proto()))],
+            &[],
+            &[],
+        )
+    };
     assert_eq!(p("[?,16]"), "[?,16]");
     assert_eq!(p("[]"), "[]");
     assert_eq!(p("?"), "?");
     // The default shape attr has unknown rank.
     assert_eq!(
-        out("Placeholder", &[("dtype", ty(DataType::DtFloat))], &[], &[]),
+        out(
+            "Placeholder",
+            &[("dtype", AttrValue::from(DataType::DtFloat))],
+            &[],
+            &[]
+        ),
         "?"
     );
 }
@@ -2341,14 +2348,14 @@ fn every_standard_op_accepts_unknown_inputs() {
     let registry = OpRegistry::global();
     for name in STANDARD_OPS {
         let op = registry.look_up(name).unwrap();
-        let mut attrs: Vec<(&str, AttrValue)> = vec![("N", int(2))];
+        let mut attrs: Vec<(&str, AttrValue)> = vec![("N", AttrValue::from(2))];
         match name {
             "Conv2D" => attrs.extend(conv_attrs(&[1, 1, 1, 1], "SAME")),
             "MaxPool" => {
                 attrs.extend(conv_attrs(&[1, 1, 1, 1], "SAME"));
-                attrs.push(("ksize", ints(&[1, 2, 2, 1])));
+                attrs.push(("ksize", AttrValue::from([1, 2, 2, 1])));
             }
-            "Const" => attrs.push(("value", tensor_attr(&scalar(1)))),
+            "Const" => attrs.push(("value", AttrValue::from(scalar(1).to_proto()))),
             _ => {}
         }
         let attrs: Vec<_> = attrs
@@ -2489,14 +2496,14 @@ fn random_attr(rng: &mut Rng) -> AttrValue {
         "x",
     ];
     match rng.below(9) {
-        0 => int(rng.pick(&EXTREMES)),
-        1 => int(rng.below(8) as i64 - 1),
-        2 => boolean(rng.below(2) == 0),
-        3 => float(rng.pick(&[0.0, 1.0, 0.5, f32::NAN])),
-        4 | 5 => string(rng.pick(&strings)),
-        6 => ints(&random_ints(rng)),
-        7 => shape_attr(&random_shape(rng)),
-        _ => tensor_attr(&random_tensor(rng)),
+        0 => AttrValue::from(rng.pick(&EXTREMES)),
+        1 => AttrValue::from(rng.below(8) as i64 - 1),
+        2 => AttrValue::from(rng.below(2) == 0),
+        3 => AttrValue::from(rng.pick(&[0.0, 1.0, 0.5, f32::NAN])),
+        4 | 5 => AttrValue::from(rng.pick(&strings)),
+        6 => AttrValue::from(random_ints(rng)),
+        7 => AttrValue::from(random_shape(rng).to_proto()),
+        _ => AttrValue::from(random_tensor(rng).to_proto()),
     }
 }
 
@@ -2514,7 +2521,7 @@ fn shape_functions_never_panic() {
             let mut attrs: Vec<(String, AttrValue)> = Vec::new();
             for def in &op.op_def().attr {
                 match (def.name.as_str(), rng.below(3)) {
-                    ("N", _) => attrs.push(("N".into(), int(rng.below(4) as i64 + 1))),
+                    ("N", _) => attrs.push(("N".into(), AttrValue::from(rng.below(4) as i64 + 1))),
                     (_, 0) => {} // the default, if any
                     (name, _) => attrs.push((name.into(), random_attr(&mut rng))),
                 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use opreg_cli::io_json::read_list;
 use opreg_proto::DataType;
-use registry_core::tensor::{Tensor, bf16, f16};
+use registry_core::tensor::Tensor;
 
 /// One feed or fetch of an `io.json`.
 #[derive(Debug, Clone)]
@@ -68,67 +68,11 @@ pub fn load(dir: &Path) -> Result<SharedGraph, String> {
     })
 }
 
-/// The tensor's values widened to f64 (integers and bools too), or `None`
-/// for dtypes without a numeric view.
+/// The tensor's values widened to f64 (integers, quantized integers and
+/// bools too: [`Tensor::to_f64`]), or `None` for dtypes without a real
+/// view (strings, complex numbers) and tensors not on the host.
 pub fn as_f64(t: &Tensor) -> Option<Vec<f64>> {
-    Some(match t.dtype() {
-        DataType::DtFloat => t
-            .as_slice::<f32>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtDouble => t.as_slice::<f64>().ok()?.to_vec(),
-        DataType::DtHalf => t
-            .as_slice::<f16>()
-            .ok()?
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        DataType::DtBfloat16 => t
-            .as_slice::<bf16>()
-            .ok()?
-            .iter()
-            .map(|v| v.to_f64())
-            .collect(),
-        DataType::DtInt32 => t
-            .as_slice::<i32>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtInt64 => t
-            .as_slice::<i64>()
-            .ok()?
-            .iter()
-            .map(|&v| v as f64)
-            .collect(),
-        DataType::DtInt8 => t
-            .as_slice::<i8>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtInt16 => t
-            .as_slice::<i16>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtUint8 => t
-            .as_slice::<u8>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect(),
-        DataType::DtBool => t
-            .as_slice::<bool>()
-            .ok()?
-            .iter()
-            .map(|&v| f64::from(u8::from(v)))
-            .collect(),
-        _ => return None,
-    })
+    t.to_f64().ok()
 }
 
 /// The tolerance for comparing our floats with TF's, in units in the last

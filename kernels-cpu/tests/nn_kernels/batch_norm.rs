@@ -11,17 +11,18 @@ use registry_core::tensor::{Tensor, TensorShape};
 
 use super::support::*;
 
+/// The type of scale, offset, mean and variance.
+const U: DataType = DataType::DtFloat;
+
 fn bn(t: DataType, training: bool, format: &str, epsilon: f32, factor: f32) -> NodeDef {
     node(
         "FusedBatchNormV3",
-        5,
+        &[t, U, U, U, U],
         &[
-            ("T", ty(t)),
-            ("U", ty(DataType::DtFloat)),
-            ("is_training", b(training)),
-            ("data_format", s(format)),
-            ("epsilon", f(epsilon)),
-            ("exponential_avg_factor", f(factor)),
+            ("is_training", training.into()),
+            ("data_format", format.into()),
+            ("epsilon", epsilon.into()),
+            ("exponential_avg_factor", factor.into()),
         ],
     )
 }

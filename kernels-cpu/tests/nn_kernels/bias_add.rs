@@ -9,7 +9,7 @@ use registry_core::tensor::{Complex64, Tensor};
 use super::support::*;
 
 fn bias_add(t: DataType, format: &str) -> NodeDef {
-    node("BiasAdd", 2, &[("T", ty(t)), ("data_format", s(format))])
+    node("BiasAdd", &[t, t], &[("data_format", format.into())])
 }
 
 const TYPES: [DataType; 14] = [

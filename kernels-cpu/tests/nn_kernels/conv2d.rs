@@ -7,23 +7,14 @@
 //! f32, one final rounding, values up to ~10); int32 exact.
 
 use registry_core::kernel::KernelError;
-use registry_core::proto::{DataType, NodeDef};
+use registry_core::proto::{AttrValue, DataType, NodeDef};
 
 use super::support::*;
 
-fn conv(
-    t: DataType,
-    strides: &[i64],
-    padding: &str,
-    extra: &[(&str, registry_core::proto::AttrValue)],
-) -> NodeDef {
-    let mut attrs = vec![
-        ("T", ty(t)),
-        ("strides", ints(strides)),
-        ("padding", s(padding)),
-    ];
+fn conv(t: DataType, strides: &[i64], padding: &str, extra: &[(&str, AttrValue)]) -> NodeDef {
+    let mut attrs = vec![("strides", strides.into()), ("padding", padding.into())];
     attrs.extend(extra.iter().cloned());
-    node("Conv2D", 2, &attrs)
+    node("Conv2D", &[t, t], &attrs)
 }
 
 const X3: [f64; 9] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
@@ -88,7 +79,7 @@ fn explicit_padding_and_dilation_by_hand() {
     let x = tensor(t, &[1, 3, 3, 1], &X3);
     let f = tensor(t, &[2, 2, 1, 1], &[1.0, 2.0, 3.0, 4.0]);
     // One row of padding on top only: rows (-1,0),(0,1),(1,2); cols VALID.
-    let paddings = ints(&[0, 0, 1, 0, 0, 0, 0, 0]);
+    let paddings = AttrValue::from([0, 0, 1, 0, 0, 0, 0, 0]);
     let out = run(
         &conv(
             t,
@@ -108,7 +99,7 @@ fn explicit_padding_and_dilation_by_hand() {
             t,
             &[1, 1, 1, 1],
             "VALID",
-            &[("dilations", ints(&[1, 2, 2, 1]))],
+            &[("dilations", [1, 2, 2, 1].into())],
         ),
         vec![x, f],
     )
@@ -237,12 +228,12 @@ fn check_case(case: Case, t: DataType, abs: f64, rel: f64, seed: u64) {
             "EXPLICIT",
             vec![(
                 "explicit_paddings",
-                ints(&[0, 0, p[0], p[1], p[2], p[3], 0, 0]),
+                AttrValue::from([0, 0, p[0], p[1], p[2], p[3], 0, 0]),
             )],
         ),
     };
     let mut extra = extra;
-    extra.push(("dilations", ints(&[1, case.dilation.0, case.dilation.1, 1])));
+    extra.push(("dilations", [1, case.dilation.0, case.dilation.1, 1].into()));
     let node = conv(t, &[1, case.stride.0, case.stride.1, 1], padding, &extra);
     let out = run(&node, vec![x, f]).unwrap_or_else(|e| panic!("{case:?} {t:?}: {e}"));
     assert_eq!(out[0].dims(), shape.as_slice(), "{case:?}");
@@ -398,7 +389,7 @@ fn empty_inputs() {
     .unwrap();
     assert_eq!(out[0].dims(), &[1, 0, 3, 3]);
     // Empty input, explicit padding: the output is only padding, zeros.
-    let paddings = ints(&[0, 0, 1, 1, 1, 1, 0, 0]);
+    let paddings = AttrValue::from([0, 0, 1, 1, 1, 1, 0, 0]);
     let out = run(
         &conv(
             t,
@@ -423,7 +414,7 @@ fn empty_inputs() {
 #[test]
 fn nchw_is_unimplemented_on_the_cpu_as_in_tensorflow() {
     let t = DataType::DtFloat;
-    let node = conv(t, &[1, 1, 1, 1], "VALID", &[("data_format", s("NCHW"))]);
+    let node = conv(t, &[1, 1, 1, 1], "VALID", &[("data_format", "NCHW".into())]);
     let err = run(
         &node,
         vec![
@@ -462,7 +453,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "SAME",
-            &[("dilations", ints(&[1, 1]))]
+            &[("dilations", [1, 1].into())]
         ))
         .contains("Sliding window dilations field must specify 4 dimensions")
     );
@@ -478,7 +469,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "SAME",
-            &[("dilations", ints(&[1, 1, 1, 2]))]
+            &[("dilations", [1, 1, 1, 2].into())]
         ))
         .contains("does not yet support dilations in the batch and depth dimensions.")
     );
@@ -487,7 +478,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "SAME",
-            &[("dilations", ints(&[1, 0, 1, 1]))]
+            &[("dilations", [1, 0, 1, 1].into())]
         ))
         .contains("Dilated rates should be larger than 0.")
     );
@@ -496,7 +487,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "EXPLICIT",
-            &[("explicit_paddings", ints(&[0, 0, 1, 1]))]
+            &[("explicit_paddings", [0, 0, 1, 1].into())]
         ))
         .contains("explicit_paddings attribute must contain 8 values, but got: 4")
     );
@@ -505,7 +496,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "EXPLICIT",
-            &[("explicit_paddings", ints(&[0, 0, -1, 1, 0, 0, 0, 0]))]
+            &[("explicit_paddings", [0, 0, -1, 1, 0, 0, 0, 0].into())]
         ))
         .contains("All elements of explicit_paddings must be nonnegative")
     );
@@ -514,7 +505,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "EXPLICIT",
-            &[("explicit_paddings", ints(&[1, 0, 0, 0, 0, 0, 0, 0]))]
+            &[("explicit_paddings", [1, 0, 0, 0, 0, 0, 0, 0].into())]
         ))
         .contains("Nonzero explicit padding in the batch or depth dimensions is not supported")
     );
@@ -523,7 +514,7 @@ fn construction_errors() {
             t,
             &[1, 1, 1, 1],
             "SAME",
-            &[("explicit_paddings", ints(&[0; 8]))]
+            &[("explicit_paddings", [0; 8].into())]
         ))
         .contains(
             "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"

@@ -11,12 +11,11 @@ use super::support::*;
 fn pool(t: DataType, ksize: &[i64], strides: &[i64], padding: &str) -> NodeDef {
     node(
         "MaxPool",
-        1,
+        &[t],
         &[
-            ("T", ty(t)),
-            ("ksize", ints(ksize)),
-            ("strides", ints(strides)),
-            ("padding", s(padding)),
+            ("ksize", ksize.into()),
+            ("strides", strides.into()),
+            ("padding", padding.into()),
         ],
     )
 }
@@ -123,7 +122,7 @@ fn explicit_padding_windows() {
     let t = DataType::DtFloat;
     let mut k = pool(t, &[1, 2, 2, 1], &[1, 2, 2, 1], "EXPLICIT");
     k.attr
-        .insert("explicit_paddings".into(), ints(&[0, 0, 1, 1, 0, 2, 0, 0]));
+        .insert("explicit_paddings".into(), [0, 0, 1, 1, 0, 2, 0, 0].into());
     let out = run(&k, vec![x16(t)]).unwrap();
     // rows: (4+1+1-2+2)/2 = 3 windows at -1, 1, 3; cols: (4+0+2-2+2)/2 = 3
     // windows at 0, 2, 4 (the last all padding: lowest).
@@ -248,7 +247,7 @@ fn errors_use_tensorflow_messages() {
     let t = DataType::DtFloat;
     let err = |n: NodeDef| try_kernel(&n).unwrap_err().to_string();
     let mut nchw = pool(t, &[1, 1, 2, 2], &[1, 1, 2, 2], "VALID");
-    nchw.attr.insert("data_format".into(), s("NCHW"));
+    nchw.attr.insert("data_format".into(), "NCHW".into());
     assert!(err(nchw).contains("Default MaxPoolingOp only supports NHWC on device type CPU"));
     assert!(
         err(pool(t, &[1, 0, 2, 1], &[1, 1, 1, 1], "VALID"))
@@ -269,7 +268,7 @@ fn errors_use_tensorflow_messages() {
     let mut bad_pad = pool(t, &[1, 2, 2, 1], &[1, 1, 1, 1], "EXPLICIT");
     bad_pad
         .attr
-        .insert("explicit_paddings".into(), ints(&[0, 0, 1, 1]));
+        .insert("explicit_paddings".into(), [0, 0, 1, 1].into());
     assert!(err(bad_pad).contains("explicit_paddings attribute must contain 8 values, but got: 4"));
 
     let k = pool(t, &[1, 2, 2, 1], &[1, 1, 1, 1], "VALID");

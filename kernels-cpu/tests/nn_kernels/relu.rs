@@ -7,7 +7,7 @@ use registry_core::tensor::{Tensor, bf16, f16};
 use super::support::*;
 
 fn relu(t: DataType) -> NodeDef {
-    node("Relu", 1, &[("T", ty(t))])
+    node("Relu", &[t], &[])
 }
 
 #[test]

@@ -11,7 +11,7 @@ use registry_core::proto::{DataType, NodeDef};
 use super::support::*;
 
 fn softmax(t: DataType) -> NodeDef {
-    node("Softmax", 1, &[("T", ty(t))])
+    node("Softmax", &[t], &[])
 }
 
 /// Row-wise softmax in f64.

@@ -1,66 +1,26 @@
-//! Helpers for the linalg and nn kernel tests: NodeDefs with attrs, running
-//! kernels through `create_op_kernel`, float comparisons, and TensorFlow's
-//! reference graphs (`shared/graphs/*`: `graph.pb` and `io.json`).
+//! Helpers for the linalg and nn kernel tests: NodeDefs (built with
+//! `NodeDefBuilder`), running kernels through `create_op_kernel`, float
+//! comparisons, and TensorFlow's reference graphs (`shared/graphs/*`:
+//! `graph.pb` and `io.json`).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::node;
+
 use registry_core::create_op_kernel;
 use registry_core::kernel::{CreateKernelError, KernelError, KernelInstance, TensorVec};
-use registry_core::proto::attr_value::{ListValue, Value};
+use registry_core::proto::attr_value::Value;
 use registry_core::proto::prost::Message;
-use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef};
-use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
+use registry_core::proto::{DataType, GraphDef, NodeDef};
+use registry_core::tensor::{Complex64, Complex128, Tensor};
 
-/// A `type` attr.
-pub fn ty(t: DataType) -> AttrValue {
-    AttrValue {
-        value: Some(Value::Type(t as i32)),
-    }
-}
-
-/// A `bool` attr.
-pub fn b(v: bool) -> AttrValue {
-    AttrValue {
-        value: Some(Value::B(v)),
-    }
-}
-
-/// A `string` attr.
-pub fn s(v: &str) -> AttrValue {
-    AttrValue {
-        value: Some(Value::S(v.as_bytes().to_vec())),
-    }
-}
-
-/// A `float` attr.
-pub fn f(v: f32) -> AttrValue {
-    AttrValue {
-        value: Some(Value::F(v)),
-    }
-}
-
-/// A `list(int)` attr.
-pub fn ints(v: &[i64]) -> AttrValue {
-    AttrValue {
-        value: Some(Value::List(ListValue {
-            i: v.to_vec(),
-            ..Default::default()
-        })),
-    }
-}
-
-/// A NodeDef of `op` with `inputs` inputs and the given attrs.
-pub fn node(op: &str, inputs: usize, attrs: &[(&str, AttrValue)]) -> NodeDef {
-    let mut node = NodeDef {
-        name: format!("{}_node", op.to_lowercase()),
-        op: op.into(),
-        input: (0..inputs).map(|i| format!("in{i}")).collect(),
-        ..Default::default()
-    };
-    for (name, value) in attrs {
-        node.attr.insert((*name).into(), value.clone());
-    }
+/// `node` with its attr `T` set to `t`, unchecked: for a `t` the op does
+/// not allow, which creating the kernel must refuse.
+pub fn with_t(mut node: NodeDef, t: DataType) -> NodeDef {
+    node.attr.insert("T".into(), t.into());
     node
 }
 
@@ -90,25 +50,11 @@ pub fn run_err(node: &NodeDef, inputs: Vec<Tensor>) -> String {
     }
 }
 
-/// A tensor from values given as `f64` (rounded to `dtype`).
+/// A tensor from values given as `f64`: [`Tensor::from_f64`] for real
+/// dtypes (Rust's `as` casts, f16/bf16 rounded to nearest), the real parts
+/// for complex ones.
 pub fn tensor(dtype: DataType, shape: &[usize], values: &[f64]) -> Tensor {
     let t = match dtype {
-        DataType::DtFloat => Tensor::from_vec(shape, values.iter().map(|&v| v as f32).collect()),
-        DataType::DtDouble => Tensor::from_vec(shape, values.to_vec()),
-        DataType::DtHalf => {
-            Tensor::from_vec(shape, values.iter().map(|&v| f16::from_f64(v)).collect())
-        }
-        DataType::DtBfloat16 => {
-            Tensor::from_vec(shape, values.iter().map(|&v| bf16::from_f64(v)).collect())
-        }
-        DataType::DtInt8 => Tensor::from_vec(shape, values.iter().map(|&v| v as i8).collect()),
-        DataType::DtInt16 => Tensor::from_vec(shape, values.iter().map(|&v| v as i16).collect()),
-        DataType::DtInt32 => Tensor::from_vec(shape, values.iter().map(|&v| v as i32).collect()),
-        DataType::DtInt64 => Tensor::from_vec(shape, values.iter().map(|&v| v as i64).collect()),
-        DataType::DtUint8 => Tensor::from_vec(shape, values.iter().map(|&v| v as u8).collect()),
-        DataType::DtUint16 => Tensor::from_vec(shape, values.iter().map(|&v| v as u16).collect()),
-        DataType::DtUint32 => Tensor::from_vec(shape, values.iter().map(|&v| v as u32).collect()),
-        DataType::DtUint64 => Tensor::from_vec(shape, values.iter().map(|&v| v as u64).collect()),
         DataType::DtComplex64 => Tensor::from_vec(
             shape,
             values
@@ -120,39 +66,28 @@ pub fn tensor(dtype: DataType, shape: &[usize], values: &[f64]) -> Tensor {
             shape,
             values.iter().map(|&v| Complex128::new(v, 0.0)).collect(),
         ),
-        other => panic!("tensor(): unsupported dtype {other:?}"),
+        _ => Tensor::from_f64(dtype, shape, values),
     };
-    t.expect("tensor(): shape and values agree")
+    t.unwrap_or_else(|e| panic!("tensor({dtype:?}, {shape:?}): {e}"))
 }
 
-/// A tensor's values as `f64` (real part for complex).
+/// A tensor's values as `f64` ([`Tensor::to_f64`]; the real part for
+/// complex).
 pub fn values(t: &Tensor) -> Vec<f64> {
-    fn conv<T: registry_core::tensor::TensorElement + Copy>(
-        t: &Tensor,
-        f: impl Fn(T) -> f64,
-    ) -> Vec<f64> {
-        t.as_slice::<T>()
+    match t.dtype() {
+        DataType::DtComplex64 => t
+            .as_slice::<Complex64>()
             .expect("typed view")
             .iter()
-            .map(|&v| f(v))
-            .collect()
-    }
-    match t.dtype() {
-        DataType::DtFloat => conv(t, |v: f32| f64::from(v)),
-        DataType::DtDouble => conv(t, |v: f64| v),
-        DataType::DtHalf => conv(t, |v: f16| v.to_f64()),
-        DataType::DtBfloat16 => conv(t, |v: bf16| v.to_f64()),
-        DataType::DtInt8 => conv(t, |v: i8| f64::from(v)),
-        DataType::DtInt16 => conv(t, |v: i16| f64::from(v)),
-        DataType::DtInt32 => conv(t, |v: i32| f64::from(v)),
-        DataType::DtInt64 => conv(t, |v: i64| v as f64),
-        DataType::DtUint8 => conv(t, |v: u8| f64::from(v)),
-        DataType::DtUint16 => conv(t, |v: u16| f64::from(v)),
-        DataType::DtUint32 => conv(t, |v: u32| f64::from(v)),
-        DataType::DtUint64 => conv(t, |v: u64| v as f64),
-        DataType::DtComplex64 => conv(t, |v: Complex64| f64::from(v.re)),
-        DataType::DtComplex128 => conv(t, |v: Complex128| v.re),
-        other => panic!("values(): unsupported dtype {other:?}"),
+            .map(|v| f64::from(v.re))
+            .collect(),
+        DataType::DtComplex128 => t
+            .as_slice::<Complex128>()
+            .expect("typed view")
+            .iter()
+            .map(|v| v.re)
+            .collect(),
+        _ => t.to_f64().unwrap_or_else(|e| panic!("values(): {e}")),
     }
 }
 
