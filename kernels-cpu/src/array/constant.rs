@@ -5,9 +5,11 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::proto::{DataType, DataTypeExt, TensorShapeProto};
+use registry_core::proto::{DataTypeExt, TensorShapeProto};
 use registry_core::standard_ops::{Const, Identity, NoOp, Placeholder};
 use registry_core::tensor::Tensor;
+
+use crate::util::constant::const_value;
 
 /// `Const`: the `value` attr's tensor, decoded once when the kernel is built
 /// and shared (not copied) by every output.
@@ -18,16 +20,9 @@ struct ConstKernel {
 
 impl BuildKernel for ConstKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let value: Tensor = ctx.attr("value")?;
-        let dtype: DataType = ctx.attr("dtype")?;
-        if value.dtype() != dtype {
-            return Err(KernelError::invalid_argument(format!(
-                "Type mismatch between value ({}) and dtype ({})",
-                value.dtype().type_name(),
-                dtype.type_name()
-            )));
-        }
-        Ok(Self { value })
+        Ok(Self {
+            value: const_value(ctx)?,
+        })
     }
 }
 

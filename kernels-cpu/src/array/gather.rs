@@ -1,6 +1,7 @@
 //! `GatherV2`: slices of `params` along `axis` picked by `indices`, with
-//! optional leading batch dimensions shared by `params` and `indices`.
-//! Every index is checked before anything is copied.
+//! optional leading batch dimensions shared by `params` and `indices`
+//! (checked by [`gather_geometry_of`]). Every index is checked before anything
+//! is copied.
 
 use std::marker::PhantomData;
 
@@ -8,15 +9,14 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::proto::DataTypeExt;
 use registry_core::standard_ops::GatherV2;
 use registry_core::tensor::TensorShape;
-use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::index::IndexElement;
 use super::parallel::{copy, for_each_row_chunk};
-use crate::util::index::{dim_i64, shape_of, single_int};
+use crate::util::gather::gather_geometry_of;
+use crate::util::index::dim_i64;
 
 /// `GatherV2` for every params type TF's CPU kernel has; generic over the
 /// index type only (the elements are moved as bytes).
@@ -97,95 +97,23 @@ impl<I: IndexElement> ElementOp for GatherPlan<'_, I> {
 
 impl<Tindices: IndexElement> OpKernel for GatherV2Kernel<Tindices> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let params = ctx.input(0)?;
+        let g = gather_geometry_of(ctx, self.batch_dims, Tindices::DTYPE, Tindices::MAX)?;
         let indices = ctx.input(1)?;
-        let axis_t = ctx.input(2)?;
-        let p_rank = dim_i64(params.shape().rank());
-        let i_rank = dim_i64(indices.shape().rank());
-        registry_core::kernel_ensure!(p_rank >= 1, "params must be at least 1 dimensional");
-        registry_core::kernel_ensure!(
-            p_rank >= self.batch_dims,
-            "params must have at least {} (batch_dims) dimensions but it has shape {}",
-            self.batch_dims,
-            params.shape()
-        );
-        registry_core::kernel_ensure!(axis_t.shape().rank() == 0, "axis must be scalar");
-        let mut axis = single_int(axis_t)?.unwrap_or(0);
-        let min_rank = if axis < 0 {
-            axis.saturating_neg()
-        } else {
-            axis.saturating_add(1)
-        };
-        registry_core::kernel_ensure!(
-            p_rank >= min_rank,
-            "Shape must be at least rank {min_rank} but is rank {p_rank}"
-        );
-        if axis < 0 {
-            axis += p_rank;
-        }
-        let mut batch_dims = self.batch_dims;
-        if batch_dims != 0 {
-            registry_core::kernel_ensure!(
-                batch_dims >= -i_rank && batch_dims <= i_rank,
-                "Expected batch_dims in the range [{}, {i_rank}], but got {batch_dims}",
-                -i_rank
-            );
-            if batch_dims < 0 {
-                batch_dims += i_rank;
-            }
-            registry_core::kernel_ensure!(
-                batch_dims < p_rank,
-                "batch_dims ({batch_dims}) must be less than rank(params) ({p_rank})."
-            );
-            registry_core::kernel_ensure!(
-                axis >= batch_dims,
-                "batch_dims ({batch_dims}) must be less than or equal to axis ({axis})."
-            );
-        }
-        // In range by the checks above.
-        let axis = usize::try_from(axis).unwrap_or(0);
-        let batch_dims = usize::try_from(batch_dims).unwrap_or(0);
-        let p_dims = params.dims();
-        let i_dims = indices.dims();
-        for i in 0..batch_dims {
-            registry_core::kernel_ensure!(
-                p_dims[i] == i_dims[i],
-                "params.shape[{i}]: {} should be equal to indices.shape[{i}]: {}",
-                p_dims[i],
-                i_dims[i]
-            );
-        }
-        let gather_dim = p_dims[axis];
-        registry_core::kernel_ensure!(
-            dim_i64(gather_dim) <= Tindices::MAX,
-            "params.shape[{axis}] too large for {} indexing: {gather_dim} > {}",
-            Tindices::DTYPE.type_name(),
-            Tindices::MAX
-        );
-        let mut out_dims: SmallVec<[usize; 8]> = SmallVec::new();
-        out_dims.extend_from_slice(&p_dims[..axis]);
-        out_dims.extend_from_slice(&i_dims[batch_dims..]);
-        out_dims.extend_from_slice(&p_dims[axis + 1..]);
-        let out_shape = shape_of(&out_dims)?;
-        let batch: usize = p_dims[..batch_dims].iter().product();
-        let outer: usize = p_dims[batch_dims..axis].iter().product();
-        let inner: usize = p_dims[axis + 1..].iter().product();
-        let count = indices.num_elements();
-        let check = out_shape.num_elements() > 0;
+        let check = g.out_shape.num_elements() > 0;
         if check {
-            check_indices(indices.as_slice::<Tindices>()?, indices.shape(), gather_dim)?;
+            check_indices(indices.as_slice::<Tindices>()?, indices.shape(), g.limit)?;
         }
         let params = ctx.take_input(0)?;
         let indices = ctx.take_input(1)?;
-        let out = ctx.allocate_output(0, out_shape)?;
+        let out = ctx.allocate_output(0, g.out_shape)?;
         if !check {
             return Ok(());
         }
         let plan = GatherPlan {
-            outer,
-            gather_dim,
-            per_batch: count.checked_div(batch).unwrap_or(0),
-            inner,
+            outer: g.outer,
+            gather_dim: g.limit,
+            per_batch: g.per_batch,
+            inner: g.inner,
             indices: indices.as_slice::<Tindices>()?,
         };
         run_on_elements(&plan, &[&params], out)

@@ -9,12 +9,12 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::standard_ops::OneHot;
-use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::index::IndexElement;
 use super::parallel::for_each_row_chunk;
-use crate::util::index::{dim_i64, shape_of};
+use crate::util::index::dim_i64;
+use crate::util::one_hot::one_hot_shape;
 
 /// `OneHot` for every type TF's CPU kernel has; generic over the index type
 /// only (the values are moved as bytes).
@@ -80,59 +80,23 @@ impl<I: IndexElement> ElementOp for OneHotPlan<'_, I> {
 
 impl<TI: IndexElement> OpKernel for OneHotKernel<TI> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let indices = ctx.input(0)?;
-        let depth = ctx.input(1)?;
-        let on = ctx.input(2)?;
-        let off = ctx.input(3)?;
-        let i_rank = indices.shape().rank();
-        let out_rank = dim_i64(i_rank + 1);
-        registry_core::kernel_ensure!(
-            self.axis == -1 || (0..out_rank).contains(&self.axis),
-            "Expected axis to be -1 or between [0, {out_rank}).  But received: {}",
-            self.axis
-        );
-        registry_core::kernel_ensure!(
-            depth.shape().rank() == 0,
-            "depth must be a scalar, but got: {}",
-            depth.shape()
-        );
-        registry_core::kernel_ensure!(
-            on.shape().rank() == 0,
-            "on_value must be a scalar, but got: {}",
-            on.shape()
-        );
-        registry_core::kernel_ensure!(
-            off.shape().rank() == 0,
-            "off_value must be a scalar, but got: {}",
-            off.shape()
-        );
-        let axis = usize::try_from(self.axis).unwrap_or(i_rank);
-        let depth_v = depth.as_slice::<i32>()?.first().copied().unwrap_or(0);
-        registry_core::kernel_ensure!(depth_v >= 0, "depth must be non-negative, got: {depth_v}");
-        let depth_n = usize::try_from(depth_v).unwrap_or(0);
-        registry_core::kernel_ensure!(
-            indices
-                .num_elements()
-                .checked_mul(depth_n)
-                .is_some_and(|n| i64::try_from(n).is_ok()),
-            "OneHot result would have shape {} + [{depth_v}], which exceeds 2**63 - 1 elements",
-            indices.shape()
-        );
-        let mut out_dims: SmallVec<[usize; 8]> = SmallVec::from_slice(indices.dims());
-        out_dims.insert(axis, depth_n);
-        let out_shape = shape_of(&out_dims)?;
-        let prefix: usize = indices.dims()[..axis].iter().product();
-        let suffix = indices.num_elements().checked_div(prefix).unwrap_or(0);
+        let s = one_hot_shape(
+            ctx.input(0)?.shape(),
+            ctx.input(1)?,
+            ctx.input(2)?.shape(),
+            ctx.input(3)?.shape(),
+            self.axis,
+        )?;
         let indices = ctx.take_input(0)?;
         let on = ctx.take_input(2)?;
         let off = ctx.take_input(3)?;
-        let out = ctx.allocate_output(0, out_shape)?;
+        let out = ctx.allocate_output(0, s.out_shape)?;
         if out.num_elements() == 0 {
             return Ok(());
         }
         let plan = OneHotPlan {
-            depth: depth_n,
-            suffix,
+            depth: s.depth,
+            suffix: s.suffix,
             indices: indices.as_slice::<TI>()?,
         };
         run_on_elements(&plan, &[&on, &off], out)

@@ -9,39 +9,12 @@ use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::parallel::for_each_row_chunk;
-use crate::util::index::{int_values, shape_of, to_dim};
-
-/// One dimension of a padding: input size and zeros before it.
-#[derive(Debug, Clone, Copy)]
-struct PadDim {
-    size: usize,
-    before: usize,
-    out: usize,
-}
+use crate::util::pad::{PadDim, Padding, merge_unpadded, padding};
 
 /// Copies the input into the box of a zero-filled output.
 struct PadPlan {
+    /// The padding, dimensions without padding merged into the one before.
     dims: SmallVec<[PadDim; 8]>,
-}
-
-impl PadPlan {
-    /// Merges each dimension without padding into the one before it (the
-    /// two are then one contiguous dimension, in input and output).
-    fn new(dims: &[PadDim]) -> Result<Self, KernelError> {
-        let mut out: SmallVec<[PadDim; 8]> = SmallVec::new();
-        for &d in dims {
-            match out.last_mut() {
-                Some(last) if d.before == 0 && d.out == d.size => {
-                    let overflow = || KernelError::internal("pad: dimension overflow");
-                    last.size = last.size.checked_mul(d.size).ok_or_else(overflow)?;
-                    last.before = last.before.checked_mul(d.size).ok_or_else(overflow)?;
-                    last.out = last.out.checked_mul(d.size).ok_or_else(overflow)?;
-                }
-                _ => out.push(d),
-            }
-        }
-        Ok(Self { dims: out })
-    }
 }
 
 impl ElementOp for PadPlan {
@@ -107,45 +80,7 @@ impl ElementOp for PadPlan {
 )]
 fn pad(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
-    let paddings = ctx.input(1)?;
-    let pshape = paddings.shape();
-    registry_core::kernel_ensure!(
-        pshape.rank() == 2 && pshape.dims()[1] == 2,
-        "paddings must be a matrix with 2 columns: {pshape}"
-    );
-    let rank = input.shape().rank();
-    registry_core::kernel_ensure!(
-        rank == pshape.dims()[0],
-        "The first dimension of paddings must be the rank of inputs{pshape} {}",
-        input.shape()
-    );
-    let values = int_values(paddings)?;
-    let mut dims: SmallVec<[PadDim; 8]> = SmallVec::with_capacity(rank);
-    for (d, (pair, &size)) in values.chunks_exact(2).zip(input.dims()).enumerate() {
-        let (before, after) = (pair[0], pair[1]);
-        let (Some(b), Some(a)) = (to_dim(before), to_dim(after)) else {
-            return Err(KernelError::invalid_argument(format!(
-                "Paddings must be non-negative: {before} {after}"
-            )));
-        };
-        let out = b
-            .checked_add(size)
-            .and_then(|n| n.checked_add(a))
-            .filter(|&n| i64::try_from(n).is_ok())
-            .ok_or_else(|| {
-                KernelError::invalid_argument(format!(
-                    "Encountered overflow when padding dimension {d} of size {size} with \
-                     {before} and {after}"
-                ))
-            })?;
-        dims.push(PadDim {
-            size,
-            before: b,
-            out,
-        });
-    }
-    let out_dims: SmallVec<[usize; 8]> = dims.iter().map(|d| d.out).collect();
-    let out_shape = shape_of(&out_dims)?;
+    let Padding { dims, out_shape } = padding(input.shape(), ctx.input(1)?)?;
     if out_shape.num_elements() == input.num_elements() {
         // No padding (or nothing at all): share the input.
         let input = ctx.take_input(0)?;
@@ -159,5 +94,8 @@ fn pad(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     if empty_input {
         return Ok(());
     }
-    run_on_elements(&PadPlan::new(&dims)?, &[&input], out)
+    let plan = PadPlan {
+        dims: merge_unpadded(&dims)?,
+    };
+    run_on_elements(&plan, &[&input], out)
 }

@@ -3,10 +3,10 @@
 //! `base + Σ idx[d] · steps[d]`, steps in elements, of any sign (zero repeats
 //! an element, for `Tile`).
 //!
-//! [`StridedPlan::new`] drops dimensions of size 1, merges dimensions that
-//! are contiguous in the input, and proves that every address is inside the
-//! input (so the copy loops cannot go out of bounds). The copy then takes
-//! one of three paths:
+//! [`StridedPlan::new`] takes the [`StridedLayout`] (shared with the GPU
+//! copy): dimensions of size 1 dropped, dimensions that are contiguous in
+//! the input merged, and every address proved inside the input (so the copy
+//! loops cannot go out of bounds). The copy then takes one of three paths:
 //! - the innermost step is 1: copy contiguous runs (memcpy);
 //! - another dimension has step 1 (a transpose): tiled copy, so that both
 //!   the input's and the output's cache lines are used fully;
@@ -19,6 +19,7 @@ use smallvec::SmallVec;
 
 use super::elements::ElementOp;
 use super::parallel::{copy, for_each_row_chunk, for_each_row_chunk_min};
+use crate::util::strided::StridedLayout;
 
 /// A validated strided gather from a one-input tensor (see the module doc).
 #[derive(Debug, Clone)]
@@ -37,72 +38,30 @@ pub(crate) struct StridedPlan {
 impl StridedPlan {
     /// A plan reading `input_len` elements: output dimension `d` has size
     /// `dims[d]` and input step `steps[d]`; the first element read is
-    /// `base`. Errors (Internal) when an address would be outside the input.
+    /// `base`. Errors (Internal) when an address would be outside the input
+    /// (see [`StridedLayout::new`]).
     pub(crate) fn new(
         input_len: usize,
         base: i64,
         dims: &[usize],
         steps: &[i64],
     ) -> Result<Self, KernelError> {
-        if dims.len() != steps.len() {
-            return Err(KernelError::internal(
-                "strided copy: one step per dimension",
-            ));
-        }
-        let len = dims
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .ok_or_else(|| KernelError::internal("strided copy: output size overflows"))?;
-        let mut plan = Self {
-            base: 0,
-            dims: SmallVec::new(),
-            steps: SmallVec::new(),
-            len,
-        };
-        if len == 0 {
-            return Ok(plan);
-        }
-        // Bounds, in i128 so that nothing overflows.
-        let mut lo = i128::from(base);
-        let mut hi = lo;
-        for (&d, &s) in dims.iter().zip(steps) {
-            let span = (d as i128 - 1) * i128::from(s);
-            if span < 0 {
-                lo += span;
-            } else {
-                hi += span;
-            }
-        }
-        if lo < 0 || hi >= input_len as i128 {
-            return Err(KernelError::internal(format!(
-                "strided copy reads elements {lo}..={hi} of a tensor of {input_len}"
-            )));
-        }
-        // In range of the input, so every partial sum fits isize/usize.
-        plan.base = usize::try_from(base).map_err(|_| internal_range())?;
-        for (&d, &s) in dims.iter().zip(steps) {
-            if d == 1 {
-                continue;
-            }
-            let s = isize::try_from(s).map_err(|_| internal_range())?;
-            if let (Some(&last_d), Some(&last_s)) = (plan.dims.last(), plan.steps.last()) {
-                // The previous (outer) dimension continues this one.
-                if s.checked_mul(d as isize) == Some(last_s) {
-                    let n = plan.dims.len() - 1;
-                    plan.dims[n] = last_d * d;
-                    plan.steps[n] = s;
-                    continue;
-                }
-            }
-            plan.dims.push(d);
-            plan.steps.push(s);
-        }
-        Ok(plan)
+        let layout = StridedLayout::new(input_len, base, dims, steps)?;
+        // In range of the input, so every address fits isize/usize.
+        let internal_range =
+            || KernelError::internal("strided copy: an address does not fit in isize");
+        Ok(Self {
+            base: usize::try_from(layout.base).map_err(|_| internal_range())?,
+            steps: layout
+                .steps
+                .iter()
+                .map(|&s| isize::try_from(s))
+                .collect::<Result<_, _>>()
+                .map_err(|_| internal_range())?,
+            dims: layout.dims,
+            len: layout.len,
+        })
     }
-}
-
-fn internal_range() -> KernelError {
-    KernelError::internal("strided copy: an address does not fit in isize")
 }
 
 impl ElementOp for StridedPlan {

@@ -10,50 +10,18 @@ use smallvec::SmallVec;
 
 use super::elements::run_on_elements;
 use super::strided::StridedPlan;
-use crate::util::index::{dim_i64, int_values, is_vector, shape_of, strides, to_dim};
+use crate::util::index::{dim_i64, strides};
+use crate::util::tile::{TileShape, tile_shape};
 
 /// `Tile`: TF registers it with no constraint on `T`, so every dtype we hold
 /// is tiled (as bytes).
 #[kernel(op = Tile, device = CPU, Tmultiples = [int32, int64], host_memory = ["multiples"])]
 fn tile(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
-    let multiples = ctx.input(1)?;
-    registry_core::kernel_ensure!(
-        is_vector(multiples.shape()),
-        "Expected multiples to be 1-D, but got shape {}",
-        multiples.shape()
-    );
-    let rank = input.shape().rank();
-    registry_core::kernel_ensure!(
-        rank == multiples.num_elements(),
-        "Expected multiples argument to be a vector of length {rank} but got length {}",
-        multiples.num_elements()
-    );
-    if rank == 0 {
-        let input = ctx.take_input(0)?;
-        return ctx.set_output(0, input);
-    }
-    let mults = int_values(multiples)?;
+    let TileShape { reps, out_shape } = tile_shape(input.shape(), ctx.input(1)?)?;
     let in_dims = input.dims();
-    let mut out_dims: SmallVec<[usize; 8]> = SmallVec::with_capacity(rank);
-    let mut reps: SmallVec<[usize; 8]> = SmallVec::with_capacity(rank);
-    for (i, (&m, &d)) in mults.iter().zip(in_dims).enumerate() {
-        let rep = to_dim(m).ok_or_else(|| {
-            KernelError::invalid_argument(format!("Expected multiples[{i}] >= 0, but got {m}"))
-        })?;
-        let out = d
-            .checked_mul(rep)
-            .filter(|&o| i64::try_from(o).is_ok())
-            .ok_or_else(|| {
-                KernelError::invalid_argument(format!(
-                    "Encountered overflow when multiplying {d} with {m}"
-                ))
-            })?;
-        reps.push(rep);
-        out_dims.push(out);
-    }
-    let out_shape = shape_of(&out_dims)?;
     if out_shape.dims() == in_dims {
+        // Rank 0, or every multiple 1.
         let input = ctx.take_input(0)?;
         return ctx.set_output(0, input);
     }
@@ -62,6 +30,7 @@ fn tile(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         return Ok(());
     }
     let in_strides = strides(in_dims);
+    let rank = in_dims.len();
     let mut dims: SmallVec<[usize; 16]> = SmallVec::with_capacity(2 * rank);
     let mut steps: SmallVec<[i64; 16]> = SmallVec::with_capacity(2 * rank);
     for ((&rep, &d), &s) in reps.iter().zip(in_dims).zip(&in_strides) {

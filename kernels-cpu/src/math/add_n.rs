@@ -11,6 +11,7 @@ use registry_core::standard_ops::AddN;
 use registry_core::tensor::Tensor;
 
 use crate::numeric::Number;
+use crate::util::add_n::{SummationOrder, check_inputs, summation_order};
 use crate::util::elementwise::chunk_len;
 
 /// Elements summed per inner block: all inputs are added into one block of
@@ -63,38 +64,19 @@ fn sum_into<T: Number>(out: &mut [T], start: usize, inputs: &[&[T]], accumulate:
          uint64, complex64, complex128]
 )]
 fn add_n<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let n = ctx.num_inputs();
-    let shape = ctx.input(0)?.shape().clone();
-    for i in 0..n {
-        let x = ctx.input(i)?;
+    let shape = check_inputs(ctx, |_, x| {
         x.as_slice::<T>()?;
-        if x.shape() != &shape {
-            return Err(KernelError::invalid_argument(format!(
-                "Inputs to operation {} of type {} must have the same size and shape.  \
-                 Input 0: {} != input {}: {}",
-                ctx.node_name(),
-                ctx.info().op(),
-                shape,
-                i,
-                x.shape()
-            )));
-        }
-    }
-    if n == 1 {
+        Ok(())
+    })?;
+    if ctx.num_inputs() == 1 {
         let x = ctx.take_input(0)?;
         return ctx.set_output(0, x);
     }
-    // TF's order: the forwarded input first, input 0 in its place.
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut forwarded = false;
-    for i in 0..n {
-        if ctx.forward_input_with_shape(i, 0, &shape)? {
-            order.swap(0, i);
-            forwarded = true;
-            break;
-        }
-    }
-    let summands: Vec<Tensor> = order[usize::from(forwarded)..]
+    let SummationOrder {
+        forwarded,
+        summands,
+    } = summation_order(ctx, &shape)?;
+    let summands: Vec<Tensor> = summands
         .iter()
         .map(|&i| ctx.input(i).cloned())
         .collect::<Result<_, _>>()?;

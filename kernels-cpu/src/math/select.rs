@@ -8,13 +8,13 @@
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::kernel_ensure;
 use registry_core::standard_ops::{Select, SelectV2};
 use registry_core::tensor::{Tensor, TensorShape};
 
 use super::data::TensorData;
-use crate::util::broadcast::{Broadcast, BroadcastError};
+use crate::util::broadcast::Broadcast;
 use crate::util::elementwise::{PARALLEL_MIN_ELEMENTS, chunk_len, for_each_segment};
+use crate::util::select::{SelectV1, broadcast_error, v1_mode_of};
 
 /// Where the output's values come from.
 enum Target {
@@ -42,14 +42,6 @@ fn forward_or_allocate(
     }
     ctx.allocate_output(0, shape.clone())?;
     Ok(Target::Fresh)
-}
-
-fn same_size_error(t: &Tensor, e: &Tensor) -> KernelError {
-    KernelError::invalid_argument(format!(
-        "'then' and 'else' must have the same size.  but received: {} vs. {}",
-        t.shape(),
-        e.shape()
-    ))
 }
 
 /// `out[i] = cond[i] ? t[i] : e[i]` over equal-length slices, where the
@@ -112,16 +104,6 @@ fn then_else(ctx: &OpKernelContext<'_>) -> (Option<Tensor>, Option<Tensor>) {
     (ctx.input(1).ok().cloned(), ctx.input(2).ok().cloned())
 }
 
-/// How `Select` applies its condition.
-enum Mode {
-    /// A scalar condition picks `t` or `e` whole.
-    Scalar(bool),
-    /// A vector condition picks rows (first dimension) of `t` or `e`.
-    Rows,
-    /// A condition of the shape of `t` picks elements.
-    Elements,
-}
-
 /// The shared body of the `Select` kernels.
 fn select_v1<T: TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let (mode, shape) = {
@@ -129,51 +111,15 @@ fn select_v1<T: TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelE
         let c = cond.as_slice::<bool>()?;
         T::view(t)?;
         T::view(e)?;
-        if cond.shape().rank() == 0 {
-            if t.shape() != e.shape() {
-                return Err(same_size_error(t, e));
-            }
-            (
-                Mode::Scalar(c.first().copied().unwrap_or(false)),
-                t.shape().clone(),
-            )
-        } else if cond.shape().rank() == 1 && t.shape().rank() != 1 {
-            kernel_ensure!(
-                t.shape().rank() >= 1,
-                "'then' must be at least a vector, but saw shape: {}",
-                t.shape()
-            );
-            kernel_ensure!(
-                t.dims()[0] == c.len(),
-                "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
-                t.dims()[0],
-                c.len()
-            );
-            if t.shape() != e.shape() {
-                return Err(same_size_error(t, e));
-            }
-            (Mode::Rows, t.shape().clone())
-        } else {
-            for (i, other) in [(1, t), (2, e)] {
-                kernel_ensure!(
-                    cond.shape() == other.shape(),
-                    "Inputs to operation {} of type {} must have the same size and shape.  \
-                     Input 0: {} != input {}: {}",
-                    ctx.node_name(),
-                    ctx.info().op(),
-                    cond.shape(),
-                    i,
-                    other.shape()
-                );
-            }
-            (Mode::Elements, t.shape().clone())
+        let mode = v1_mode_of(ctx)?;
+        if mode == SelectV1::Scalar {
+            // The chosen operand is the output (its buffer is shared, no copy).
+            let pick_then = c.first().copied().unwrap_or(false);
+            let chosen = ctx.take_input(if pick_then { 1 } else { 2 })?;
+            return ctx.set_output(0, chosen);
         }
+        (mode, t.shape().clone())
     };
-    if let Mode::Scalar(pick_then) = mode {
-        // The chosen operand is the output (its buffer is shared, no copy).
-        let chosen = ctx.take_input(if pick_then { 1 } else { 2 })?;
-        return ctx.set_output(0, chosen);
-    }
     let target = forward_or_allocate(ctx, &shape, true, true)?;
     let cond = ctx.input(0)?.clone();
     let (t, e) = then_else(ctx);
@@ -183,7 +129,7 @@ fn select_v1<T: TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelE
     if out.is_empty() {
         return Ok(());
     }
-    if let Mode::Elements = mode {
+    if mode == SelectV1::Elements {
         select_flat(c, ts, es, out, &target);
         return Ok(());
     }
@@ -215,15 +161,8 @@ fn select_v2<T: TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelE
         cond.as_slice::<bool>()?;
         T::view(t)?;
         T::view(e)?;
-        Broadcast::<3>::new([cond.dims(), t.dims(), e.dims()]).map_err(|err| match err {
-            BroadcastError::Incompatible => KernelError::invalid_argument(format!(
-                "condition {}, then {}, and else {} must be broadcastable",
-                cond.shape(),
-                t.shape(),
-                e.shape()
-            )),
-            BroadcastError::TooLarge(t) => t.into(),
-        })?
+        Broadcast::<3>::new([cond.dims(), t.dims(), e.dims()])
+            .map_err(|err| broadcast_error(err, cond.shape(), t.shape(), e.shape()))?
     };
     let shape = b.out_shape().clone();
     let target = forward_or_allocate(ctx, &shape, b.is_identity(1), b.is_identity(2))?;

@@ -11,18 +11,10 @@ use registry_core::standard_ops::FusedBatchNormV3;
 use registry_core::tensor::TensorShape;
 
 use crate::numeric::Float;
+use crate::util::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
 
 /// Elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;
-
-/// Where the channel dimension is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layout {
-    /// NHWC / NDHWC: channels last.
-    ChannelsLast,
-    /// NCHW / NCDHW: channels second.
-    ChannelsFirst,
-}
 
 /// `FusedBatchNormV3` on the CPU, `T` in {float, half, bfloat16} with
 /// `U = float`; 4-D or 5-D `x` in any of the op's data formats.
@@ -40,36 +32,17 @@ enum Layout {
 #[kernel(op = FusedBatchNormV3, device = CPU, T = [float, half, bfloat16], U = [float])]
 #[derive(Debug)]
 pub struct FusedBatchNormV3Kernel<T> {
-    epsilon: f32,
-    exponential_avg_factor: f32,
-    layout: Layout,
-    is_training: bool,
+    attrs: BatchNormAttrs,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: Float> BuildKernel for FusedBatchNormV3Kernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let layout = match ctx.attr::<String>("data_format")?.as_str() {
-            "NHWC" | "NDHWC" => Layout::ChannelsLast,
-            "NCHW" | "NCDHW" => Layout::ChannelsFirst,
-            _ => return Err(KernelError::invalid_argument("Invalid data format")),
-        };
         Ok(Self {
-            epsilon: ctx.attr("epsilon")?,
-            exponential_avg_factor: ctx.attr("exponential_avg_factor")?,
-            layout,
-            is_training: ctx.attr("is_training")?,
+            attrs: BatchNormAttrs::from_attrs(ctx)?,
             _t: PhantomData,
         })
     }
-}
-
-/// `x` seen as `[outer, channels, inner]` (channels last: `inner = 1`).
-#[derive(Debug, Clone, Copy)]
-struct Blocks {
-    outer: usize,
-    channels: usize,
-    inner: usize,
 }
 
 impl<T: Float> OpKernel for FusedBatchNormV3Kernel<T> {
@@ -77,59 +50,7 @@ impl<T: Float> OpKernel for FusedBatchNormV3Kernel<T> {
         let x = ctx.input(0)?.clone();
         let [scale, offset, mean, variance] = [1, 2, 3, 4].map(|i| ctx.input(i).cloned());
         let (scale, offset, mean, variance) = (scale?, offset?, mean?, variance?);
-        let x_dims = x.dims();
-        registry_core::kernel_ensure!(
-            x_dims.len() == 4 || x_dims.len() == 5,
-            "input must be 4 or 5-dimensional{}",
-            x.shape()
-        );
-        for (t, name) in [
-            (&scale, "scale"),
-            (&offset, "offset"),
-            (&mean, "estimated_mean"),
-            (&variance, "estimated_variance"),
-        ] {
-            registry_core::kernel_ensure!(
-                t.shape().rank() == 1,
-                "{name} must be 1-dimensional{}",
-                t.shape()
-            );
-        }
-        let blocks = match self.layout {
-            Layout::ChannelsLast => Blocks {
-                outer: x_dims[..x_dims.len() - 1].iter().product(),
-                channels: x_dims[x_dims.len() - 1],
-                inner: 1,
-            },
-            Layout::ChannelsFirst => Blocks {
-                outer: x_dims[0],
-                channels: x_dims[1],
-                inner: x_dims[2..].iter().product(),
-            },
-        };
-        let c = blocks.channels;
-        for (t, name) in [(&scale, "scale"), (&offset, "offset")] {
-            registry_core::kernel_ensure!(
-                t.num_elements() == c,
-                "{name} must have the same number of elements as the channels of x, got {} and {c}",
-                t.num_elements()
-            );
-        }
-        if !self.is_training || self.exponential_avg_factor != 1.0 {
-            let prefix = if self.is_training {
-                "When exponential_avg_factor != 1"
-            } else {
-                "When is_training=false"
-            };
-            for (t, name) in [(&mean, "mean"), (&variance, "variance")] {
-                registry_core::kernel_ensure!(
-                    t.num_elements() == c,
-                    "{prefix}, {name} must have the same number of elements as the channels of \
-                     x, got {} and {c}",
-                    t.num_elements()
-                );
-            }
-        }
+        let blocks = self.attrs.check_inputs(ctx)?;
         let moments_shape = scale.shape().clone();
         for i in 1..5 {
             ctx.allocate_output(i, moments_shape.clone())?;
@@ -145,7 +66,7 @@ impl<T: Float> OpKernel for FusedBatchNormV3Kernel<T> {
         let xs = x.as_slice::<T>()?;
         let (scale, offset) = (scale.as_slice::<f32>()?, offset.as_slice::<f32>()?);
         let (mean, variance) = (mean.as_slice::<f32>()?, variance.as_slice::<f32>()?);
-        let (use_mean, use_var) = if self.is_training {
+        let (use_mean, use_var) = if self.attrs.is_training {
             let (batch_mean, batch_var) = moments(xs, blocks);
             self.write_training_moments(ctx, &batch_mean, &batch_var, mean, variance, blocks)?;
             (batch_mean, batch_var)
@@ -162,7 +83,7 @@ impl<T: Float> OpKernel for FusedBatchNormV3Kernel<T> {
         let factor: Vec<f32> = use_var
             .iter()
             .zip(scale)
-            .map(|(&v, &s)| (v + self.epsilon).sqrt().recip() * s)
+            .map(|(&v, &s)| (v + self.attrs.epsilon).sqrt().recip() * s)
             .collect();
         let y = ctx.output_mut(0)?.as_mut_slice::<T>()?;
         normalize(y, xs, blocks, &use_mean, &factor, offset);
@@ -181,10 +102,8 @@ impl<T> FusedBatchNormV3Kernel<T> {
         old_var: &[f32],
         blocks: Blocks,
     ) -> Result<(), KernelError> {
-        let rest = blocks.outer * blocks.inner;
-        // TF: rest_size / max(rest_size - 1, 1), in float.
-        let adjust = rest as f32 / rest.saturating_sub(1).max(1) as f32;
-        let f = self.exponential_avg_factor;
+        let adjust = bessel_adjust(blocks.outer * blocks.inner);
+        let f = self.attrs.exponential_avg_factor;
         let running_mean: Vec<f32> = if f == 1.0 {
             batch_mean.to_vec()
         } else {

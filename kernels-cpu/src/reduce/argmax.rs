@@ -13,14 +13,13 @@
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::kernel_ensure;
 use registry_core::proto::DataType;
 use registry_core::standard_ops::ArgMax;
-use registry_core::tensor::{TensorElement, TensorShape, bf16, f16};
+use registry_core::tensor::{TensorElement, bf16, f16};
 
 use super::engine::PARALLEL_MIN;
 use crate::numeric::Element;
-use crate::util::axes::read_axes;
+use crate::util::axes::ArgAxis;
 
 /// An element type ArgMax compares.
 pub trait ArgMaxElement: Element + TensorElement {
@@ -118,38 +117,14 @@ fn arg_max_as<T: ArgMaxElement, O: IndexElement>(
     ctx: &mut OpKernelContext<'_>,
 ) -> Result<(), KernelError> {
     let input = ctx.input(0)?.clone();
-    let dimension = ctx.input(1)?;
-    kernel_ensure!(
-        dimension.shape().rank() == 0,
-        "dim must be a scalar, but received tensor of shape: {}",
-        dimension.shape()
-    );
-    let dim = read_axes(dimension, "dimension")?
-        .first()
-        .copied()
-        .unwrap_or(0);
-    let dims = input.dims();
-    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
-    let axis = if dim < 0 { dim + rank } else { dim };
-    kernel_ensure!(
-        (0..rank).contains(&axis),
-        "Expected dimension in the range [{}, {rank}), but got {dim}",
-        -rank
-    );
-    let axis = usize::try_from(axis).unwrap_or(0);
-    let n = dims.get(axis).copied().unwrap_or(0);
-    kernel_ensure!(
-        n > 0,
-        "Reduction axis {dim} is empty in shape {}",
-        input.shape()
-    );
-    let (before, after) = dims.split_at(axis);
-    let after = after.get(1..).unwrap_or_default();
-    let outer: usize = before.iter().product();
-    let inner: usize = after.iter().product();
-    let out_dims: Vec<usize> = before.iter().chain(after).copied().collect();
+    let ArgAxis {
+        outer,
+        n,
+        inner,
+        out_shape,
+    } = ArgAxis::new(input.shape(), ctx.input(1)?)?;
     let x = input.as_slice::<T>()?;
-    let out = ctx.allocate_output(0, TensorShape::new(out_dims)?)?;
+    let out = ctx.allocate_output(0, out_shape)?;
     let out = out.as_mut_slice::<O>()?;
     if out.is_empty() {
         return Ok(());

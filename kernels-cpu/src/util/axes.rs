@@ -2,7 +2,8 @@
 //! and canonicalising them as TensorFlow's `ReductionHelper` does (TF's
 //! messages), shared by the CPU and GPU reductions: the output shape, and
 //! the input simplified to runs of reduced and kept dimensions
-//! (`ReductionHelper::Simplify`).
+//! (`ReductionHelper::Simplify`); and ArgMax's `[outer, n, inner]` view of
+//! its input ([`ArgAxis`]).
 //!
 //! ```
 //! use kernels_cpu::util::axes::Reduction;
@@ -100,6 +101,56 @@ impl Reduction {
     }
 }
 
+/// ArgMax's (and ArgMin's) input seen as `[outer, n, inner]`, reduced over
+/// `n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgAxis {
+    /// Product of the dimensions before the axis.
+    pub outer: usize,
+    /// The axis' size (not 0).
+    pub n: usize,
+    /// Product of the dimensions after the axis.
+    pub inner: usize,
+    /// The output's shape: the input's without the axis.
+    pub out_shape: TensorShape,
+}
+
+impl ArgAxis {
+    /// Checks ArgMax's `dimension` (an int16/int32/int64 host scalar)
+    /// against an input of shape `input`, with TF's messages.
+    pub fn new(input: &TensorShape, dimension: &Tensor) -> Result<Self, KernelError> {
+        kernel_ensure!(
+            dimension.shape().rank() == 0,
+            "dim must be a scalar, but received tensor of shape: {}",
+            dimension.shape()
+        );
+        let dim = read_axes(dimension, "dimension")?
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let dims = input.dims();
+        let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
+        let axis = if dim < 0 { dim + rank } else { dim };
+        kernel_ensure!(
+            (0..rank).contains(&axis),
+            "Expected dimension in the range [{}, {rank}), but got {dim}",
+            -rank
+        );
+        let axis = usize::try_from(axis).unwrap_or(0);
+        let n = dims.get(axis).copied().unwrap_or(0);
+        kernel_ensure!(n > 0, "Reduction axis {dim} is empty in shape {input}");
+        let (before, after) = dims.split_at(axis);
+        let after = after.get(1..).unwrap_or_default();
+        let out_dims: SmallVec<[usize; 8]> = before.iter().chain(after).copied().collect();
+        Ok(Self {
+            outer: before.iter().product(),
+            n,
+            inner: after.iter().product(),
+            out_shape: TensorShape::new(&out_dims)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +196,40 @@ mod tests {
         );
         let t = Tensor::from_vec([2], vec![0i16, -1]).unwrap();
         assert_eq!(&read_axes(&t, "dimension").unwrap()[..], &[0, -1]);
+    }
+
+    #[test]
+    fn arg_axis_views_and_checks() {
+        let shape = |d: &[usize]| TensorShape::new(d).unwrap();
+        let a = ArgAxis::new(&shape(&[2, 3, 4]), &Tensor::scalar(1i32)).unwrap();
+        assert_eq!((a.outer, a.n, a.inner), (2, 3, 4));
+        assert_eq!(a.out_shape.dims(), &[2, 4]);
+        let a = ArgAxis::new(&shape(&[5]), &Tensor::scalar(-1i64)).unwrap();
+        assert_eq!(
+            (a.outer, a.n, a.inner, a.out_shape.dims()),
+            (1, 5, 1, &[][..])
+        );
+        let err =
+            |dims: &[usize], d: &Tensor| ArgAxis::new(&shape(dims), d).unwrap_err().to_string();
+        assert_eq!(
+            err(&[2, 3], &Tensor::scalar(2i32)),
+            "Expected dimension in the range [-2, 2), but got 2"
+        );
+        assert_eq!(
+            err(&[2, 3], &Tensor::scalar(-3i16)),
+            "Expected dimension in the range [-2, 2), but got -3"
+        );
+        assert_eq!(
+            err(&[2, 0], &Tensor::scalar(1i32)),
+            "Reduction axis 1 is empty in shape [2,0]"
+        );
+        assert_eq!(
+            err(&[2, 3], &Tensor::from_vec([1], vec![0i32]).unwrap()),
+            "dim must be a scalar, but received tensor of shape: [1]"
+        );
+        assert_eq!(
+            err(&[2, 3], &Tensor::scalar(0u8)),
+            "dimension must be int16, int32 or int64, got DT_UINT8"
+        );
     }
 }

@@ -1,23 +1,24 @@
 //! `Const`, `Identity` and `NoOp` on the GPU.
 
+use kernels_cpu::util::constant::const_value;
 use registry_core::device::Device;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::standard_ops::{Const, Identity, NoOp};
 use registry_core::tensor::Tensor;
 
 use crate::gpu::GpuDevice;
 
 /// `Const`: the `value` attr's tensor, uploaded once when the kernel is
-/// built; every output shares that device buffer.
+/// built; every output shares that device buffer. (`int32` is
+/// [`HostConstGpu`].)
 #[kernel(
     op = Const,
     device = GPU,
-    dtype = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64,
-             int8, uint16, uint32, uint64, uint8]
+    dtype = [bfloat16, bool, complex128, complex64, double, float, half, int16, int64, int8,
+             uint16, uint32, uint64, uint8]
 )]
 #[derive(Debug)]
 pub struct ConstGpu {
@@ -26,15 +27,7 @@ pub struct ConstGpu {
 
 impl BuildKernel for ConstGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let value: Tensor = ctx.attr("value")?;
-        let dtype: DataType = ctx.attr("dtype")?;
-        if value.dtype() != dtype {
-            return Err(KernelError::invalid_argument(format!(
-                "Type mismatch between value ({}) and dtype ({})",
-                value.dtype().type_name(),
-                dtype.type_name()
-            )));
-        }
+        let value = const_value(ctx)?;
         let dev = GpuDevice::get()?;
         let value = dev.upload(&value)?;
         Ok(Self { value })
@@ -42,6 +35,32 @@ impl BuildKernel for ConstGpu {
 }
 
 impl OpKernel for ConstGpu {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        ctx.set_output(0, self.value.clone())
+    }
+}
+
+/// `Const` of `int32` on the GPU device keeps its value in host memory, as
+/// TensorFlow's (`HostMemory("output")`): `int32` tensors are mostly shapes,
+/// axes, paddings and permutations, which their consumers read in host
+/// memory, so a device copy would cost an upload and, on every run, a copy
+/// back that waits for the stream. A consumer that wants it on the device
+/// gets it uploaded by the executor. No GPU is needed to build or run it.
+#[kernel(op = Const, device = GPU, dtype = [int32], host_memory = ["output"])]
+#[derive(Debug)]
+pub struct HostConstGpu {
+    value: Tensor,
+}
+
+impl BuildKernel for HostConstGpu {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            value: const_value(ctx)?,
+        })
+    }
+}
+
+impl OpKernel for HostConstGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         ctx.set_output(0, self.value.clone())
     }
@@ -63,4 +82,46 @@ fn identity_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 #[kernel(op = NoOp, device = GPU)]
 fn no_op_gpu(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use registry_core::create_op_kernel;
+    use registry_core::node_def::NodeDefBuilder;
+    use registry_core::proto::DataType;
+    use registry_core::tensor::Tensor;
+
+    /// Needs no GPU: the value never leaves the host.
+    #[test]
+    fn int32_const_stays_in_host_memory() {
+        let value = Tensor::from_vec([2, 3], vec![1i32, -1, 2, 3, 4, 5]).unwrap();
+        let node = NodeDefBuilder::new("shape", "Const")
+            .attr("dtype", DataType::DtInt32)
+            .attr("value", value.to_proto())
+            .finalize()
+            .unwrap();
+        let kernel = create_op_kernel("GPU", &node).unwrap();
+        assert!(kernel.info().output_in_host_memory(0));
+        let a = kernel.compute([]).unwrap().remove(0);
+        let b = kernel.compute([]).unwrap().remove(0);
+        assert!(a.is_on_host());
+        assert_eq!(
+            a.as_slice::<i32>().unwrap(),
+            value.as_slice::<i32>().unwrap()
+        );
+        assert!(
+            a.shares_buffer_with(&b),
+            "outputs share the kernel's buffer"
+        );
+
+        // A value of another dtype than `dtype` is refused, as on the CPU.
+        let mut bad = node.clone();
+        bad.attr
+            .insert("value".into(), Tensor::scalar(1.0f32).to_proto().into());
+        let err = create_op_kernel("GPU", &bad).unwrap_err().to_string();
+        assert!(
+            err.contains("Type mismatch between value (float) and dtype (int32)"),
+            "{err}"
+        );
+    }
 }

@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use kernels_cpu::util::gather::GatherGeometry;
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::{Tensor, TensorShape, element_size};
 
 use super::plan::{PadPlan, StridedPlan, TilePlan};
 use super::source::move_source;
-use crate::gpu::{GpuDevice, gpu_error, grid_for};
+use crate::gpu::{GpuDevice, ShapeArg, gpu_error, grid_for};
 
 /// An entry point of the data-movement source for a dtype's element size,
 /// compiled (once per process) when the kernel is built.
@@ -88,6 +89,41 @@ impl Mover {
         self.output(shape, |_| Ok(()))
     }
 
+    /// A new tensor of `shape` filled by one launch of this mover's entry
+    /// as `(const U* x, U* out, index_t n, index_t scalars..., shape_arg
+    /// shapes...)`, one thread per output element (`n` of them); `what`
+    /// names the entry in a launch error.
+    ///
+    /// # Safety
+    /// The entry must take exactly these arguments and, for every output
+    /// index below `n`, write that element and read only inside `x`.
+    unsafe fn copy_launch(
+        &self,
+        what: &str,
+        x: &CudaSlice<u8>,
+        shape: TensorShape,
+        scalars: &[i64],
+        shapes: &[&ShapeArg],
+    ) -> Result<Tensor, KernelError> {
+        let len = shape.num_elements();
+        self.output(shape, |out| {
+            let n = idx(len);
+            let mut launch = self.dev.stream().launch_builder(&self.func);
+            launch.arg(x).arg(out).arg(&n);
+            for s in scalars {
+                launch.arg(s);
+            }
+            for &s in shapes {
+                launch.arg(s);
+            }
+            // SAFETY: the caller's contract: the entry takes these
+            // arguments, writes each of the `n` elements `out` holds and
+            // reads only inside `x`.
+            unsafe { launch.launch(grid_for(len)) }.map_err(|e| gpu_error(what, e))?;
+            Ok(())
+        })
+    }
+
     /// `strided_copy` of `x` by `plan` into a new tensor of `shape`.
     pub(crate) fn strided(
         &self,
@@ -96,23 +132,18 @@ impl Mover {
         shape: TensorShape,
     ) -> Result<Tensor, KernelError> {
         check_len(&shape, plan.len)?;
-        self.output(shape, |out| {
-            let n = idx(plan.len);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch
-                .arg(x)
-                .arg(out)
-                .arg(&n)
-                .arg(&plan.base)
-                .arg(&plan.dims)
-                .arg(&plan.steps);
-            // SAFETY: `strided_copy(const U*, U*, index_t, index_t,
-            // shape_arg, shape_arg)` matches these args; the plan proved
-            // every address read inside `x`, and `out` holds `n` units.
-            unsafe { launch.launch(grid_for(plan.len)) }
-                .map_err(|e| gpu_error("launching strided_copy", e))?;
-            Ok(())
-        })
+        // SAFETY: `strided_copy(const U*, U*, index_t, index_t, shape_arg,
+        // shape_arg)` takes `(x, out, n, base, dims, steps)`; the plan
+        // proved every address read inside `x`.
+        unsafe {
+            self.copy_launch(
+                "launching strided_copy",
+                x,
+                shape,
+                &[plan.base],
+                &[&plan.dims, &plan.steps],
+            )
+        }
     }
 
     /// `tile_copy` of `x` by `plan` into a new tensor of `shape`.
@@ -122,23 +153,19 @@ impl Mover {
         plan: &TilePlan,
         shape: TensorShape,
     ) -> Result<Tensor, KernelError> {
-        let len = shape.num_elements();
-        self.output(shape, |out| {
-            let n = idx(len);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch
-                .arg(x)
-                .arg(out)
-                .arg(&n)
-                .arg(&plan.out_dims)
-                .arg(&plan.in_dims);
-            // SAFETY: `tile_copy(const U*, U*, index_t, shape_arg,
-            // shape_arg)` matches; the input index of every output element
-            // is below the product of `in_dims`, the input's length.
-            unsafe { launch.launch(grid_for(len)) }
-                .map_err(|e| gpu_error("launching tile_copy", e))?;
-            Ok(())
-        })
+        // SAFETY: `tile_copy(const U*, U*, index_t, shape_arg, shape_arg)`
+        // takes `(x, out, n, out_dims, in_dims)`; the input index of every
+        // output element is below the product of `in_dims`, the input's
+        // length.
+        unsafe {
+            self.copy_launch(
+                "launching tile_copy",
+                x,
+                shape,
+                &[],
+                &[&plan.out_dims, &plan.in_dims],
+            )
+        }
     }
 
     /// `pad_copy` of `x` by `plan` into a new tensor of `shape`.
@@ -148,24 +175,18 @@ impl Mover {
         plan: &PadPlan,
         shape: TensorShape,
     ) -> Result<Tensor, KernelError> {
-        let len = shape.num_elements();
-        self.output(shape, |out| {
-            let n = idx(len);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch
-                .arg(x)
-                .arg(out)
-                .arg(&n)
-                .arg(&plan.out_dims)
-                .arg(&plan.in_dims)
-                .arg(&plan.before);
-            // SAFETY: `pad_copy(const U*, U*, index_t, shape_arg,
-            // shape_arg, shape_arg)` matches; only indices inside the
-            // input's box are read.
-            unsafe { launch.launch(grid_for(len)) }
-                .map_err(|e| gpu_error("launching pad_copy", e))?;
-            Ok(())
-        })
+        // SAFETY: `pad_copy(const U*, U*, index_t, shape_arg, shape_arg,
+        // shape_arg)` takes `(x, out, n, out_dims, in_dims, before)`; only
+        // indices inside the input's box are read.
+        unsafe {
+            self.copy_launch(
+                "launching pad_copy",
+                x,
+                shape,
+                &[],
+                &[&plan.out_dims, &plan.in_dims, &plan.before],
+            )
+        }
     }
 
     /// `concat_copy`: `inputs[i]` (`[rows, cols[i]]`) side by side into a
@@ -220,22 +241,23 @@ impl Mover {
         })
     }
 
-    /// `gather_*`: see [`GatherDims`].
+    /// `gather_*`: the gather of `g` (params `[batch·outer, limit, inner]`,
+    /// indices `[batch, per_batch]`) into a new
+    /// `[batch·outer, per_batch, inner]` tensor of `g.out_shape`.
     pub(crate) fn gather(
         &self,
         params: &CudaSlice<u8>,
         indices: &CudaSlice<u8>,
-        g: &GatherDims,
-        shape: TensorShape,
+        g: GatherGeometry,
     ) -> Result<Tensor, KernelError> {
-        let len = shape.num_elements();
-        let params_len = g
-            .batch_outer
-            .checked_mul(g.limit)
+        let len = g.out_shape.num_elements();
+        let batch_outer = g.batch.checked_mul(g.outer);
+        let params_len = batch_outer
+            .and_then(|n| n.checked_mul(g.limit))
             .and_then(|n| n.checked_mul(g.inner));
         if params_len.and_then(|n| n.checked_mul(self.unit)) != Some(params.len())
-            || g.batch_outer
-                .checked_mul(g.per_batch)
+            || batch_outer
+                .and_then(|n| n.checked_mul(g.per_batch))
                 .and_then(|n| n.checked_mul(g.inner))
                 != Some(len)
         {
@@ -243,7 +265,7 @@ impl Mover {
                 "gather: the plan does not match the tensors",
             ));
         }
-        self.output(shape, |out| {
+        self.output(g.out_shape, |out| {
             let (n, per_batch, outer, limit, inner) = (
                 idx(len),
                 idx(g.per_batch),
@@ -308,22 +330,6 @@ impl Mover {
             Ok(())
         })
     }
-}
-
-/// `GatherV2`'s geometry: params `[batch·outer, limit, inner]`, indices
-/// `[batch, per_batch]`, output `[batch·outer, per_batch, inner]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct GatherDims {
-    /// Product of the batch dimensions and those before the axis.
-    pub(crate) batch_outer: usize,
-    /// Product of the dimensions between the batch ones and the axis.
-    pub(crate) outer: usize,
-    /// Indices per batch.
-    pub(crate) per_batch: usize,
-    /// The gathered dimension's size.
-    pub(crate) limit: usize,
-    /// Product of the dimensions after the axis.
-    pub(crate) inner: usize,
 }
 
 fn check_len(shape: &TensorShape, len: usize) -> Result<(), KernelError> {

@@ -2,19 +2,19 @@
 //! off_value`, with the one-hot dimension of size `depth` (a host scalar)
 //! inserted at `axis`. An index outside `[0, depth)` gives a row of
 //! `off_value` (as TF does). `indices`, `on_value` and `off_value` are read
-//! in GPU memory.
+//! in GPU memory; the shapes are checked as the CPU kernel does
+//! ([`one_hot_shape`]).
 
 use std::marker::PhantomData;
 
-use kernels_cpu::util::index::{Dims, dim_i64, shape_of};
+use kernels_cpu::util::one_hot::{OneHotShape, one_hot_shape};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::standard_ops::OneHot;
-use registry_core::tensor::{Tensor, TensorElement, TensorShape};
-use smallvec::SmallVec;
+use registry_core::tensor::TensorElement;
 
 use super::mover::Mover;
 use super::source::entry;
@@ -58,56 +58,16 @@ impl<TI: TensorElement> BuildKernel for OneHotGpu<TI> {
     }
 }
 
-/// The output shape, prefix-free geometry (`depth`, `suffix`) of a
-/// `OneHot` (TF's checks and messages).
-pub(crate) fn one_hot_plan(
-    indices: &TensorShape,
-    depth: &Tensor,
-    on: &TensorShape,
-    off: &TensorShape,
-    axis: i64,
-) -> Result<(TensorShape, usize, usize), KernelError> {
-    let i_rank = indices.rank();
-    let out_rank = dim_i64(i_rank + 1);
-    registry_core::kernel_ensure!(
-        axis == -1 || (0..out_rank).contains(&axis),
-        "Expected axis to be -1 or between [0, {out_rank}).  But received: {axis}"
-    );
-    registry_core::kernel_ensure!(
-        depth.shape().rank() == 0,
-        "depth must be a scalar, but got: {}",
-        depth.shape()
-    );
-    registry_core::kernel_ensure!(on.rank() == 0, "on_value must be a scalar, but got: {on}");
-    registry_core::kernel_ensure!(
-        off.rank() == 0,
-        "off_value must be a scalar, but got: {off}"
-    );
-    let axis = usize::try_from(axis).unwrap_or(i_rank);
-    let depth_v = depth.as_slice::<i32>()?.first().copied().unwrap_or(0);
-    registry_core::kernel_ensure!(depth_v >= 0, "depth must be non-negative, got: {depth_v}");
-    let depth_n = usize::try_from(depth_v).unwrap_or(0);
-    registry_core::kernel_ensure!(
-        indices
-            .num_elements()
-            .checked_mul(depth_n)
-            .is_some_and(|n| i64::try_from(n).is_ok()),
-        "OneHot result would have shape {indices} + [{depth_v}], which exceeds 2**63 - 1 elements"
-    );
-    let mut out_dims: Dims = SmallVec::from_slice(indices.dims());
-    out_dims.insert(axis, depth_n);
-    let out_shape = shape_of(&out_dims)?;
-    let prefix: usize = indices.dims()[..axis].iter().product();
-    let suffix = indices.num_elements().checked_div(prefix).unwrap_or(0);
-    Ok((out_shape, depth_n, suffix))
-}
-
 impl<TI: TensorElement> OpKernel for OneHotGpu<TI> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let indices = ctx.input(0)?.clone();
         let on = ctx.input(2)?.clone();
         let off = ctx.input(3)?.clone();
-        let (out_shape, depth, suffix) = one_hot_plan(
+        let OneHotShape {
+            out_shape,
+            depth,
+            suffix,
+        } = one_hot_shape(
             indices.shape(),
             ctx.input(1)?,
             on.shape(),
@@ -130,27 +90,5 @@ impl<TI: TensorElement> OpKernel for OneHotGpu<TI> {
             out_shape,
         )?;
         ctx.set_output(0, out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_hot_geometry_and_checks() {
-        let scalar = TensorShape::new(&[] as &[usize]).unwrap();
-        let idx = TensorShape::new([2, 3]).unwrap();
-        let depth = Tensor::scalar(4i32);
-        let (shape, d, s) = one_hot_plan(&idx, &depth, &scalar, &scalar, -1).unwrap();
-        assert_eq!((shape.dims(), d, s), (&[2, 3, 4][..], 4, 1));
-        let (shape, d, s) = one_hot_plan(&idx, &depth, &scalar, &scalar, 1).unwrap();
-        assert_eq!((shape.dims(), d, s), (&[2, 4, 3][..], 4, 3));
-        let (shape, _, s) = one_hot_plan(&idx, &depth, &scalar, &scalar, 0).unwrap();
-        assert_eq!((shape.dims(), s), (&[4, 2, 3][..], 6));
-        let e = one_hot_plan(&idx, &Tensor::scalar(-1i32), &scalar, &scalar, -1).unwrap_err();
-        assert_eq!(e.to_string(), "depth must be non-negative, got: -1");
-        assert!(one_hot_plan(&idx, &depth, &idx, &scalar, -1).is_err());
-        assert!(one_hot_plan(&idx, &depth, &scalar, &scalar, 3).is_err());
     }
 }

@@ -1,8 +1,11 @@
-//! Host-side plans of the data-movement kernels: dimensions simplified
-//! (size-1 dimensions dropped, contiguous ones merged) to at most
-//! [`MAX_RANK`] and, for the strided copy, every address proved inside the
-//! input before anything is launched. Pure functions, tested everywhere.
+//! Host-side plans of the data-movement kernels as launch arguments:
+//! dimensions simplified (size-1 dimensions dropped, contiguous ones
+//! merged) to at most [`MAX_RANK`] and, for the strided copy, every address
+//! proved inside the input before anything is launched (by the CPU copy's
+//! [`StridedLayout`]). Pure functions, tested everywhere.
 
+use kernels_cpu::util::pad::{PadDim, merge_unpadded};
+use kernels_cpu::util::strided::StridedLayout;
 use registry_core::kernel::KernelError;
 use smallvec::SmallVec;
 
@@ -39,8 +42,9 @@ impl StridedPlan {
     /// A plan reading a tensor of `input_len` elements: output dimension
     /// `d` has size `dims[d]` and input step `steps[d]` (any sign); the
     /// first element read is `base`. Errors (Internal) when an address
-    /// would be outside the input, (Unimplemented) when more than
-    /// [`MAX_RANK`] dimensions remain after merging.
+    /// would be outside the input (see [`StridedLayout::new`]),
+    /// (Unimplemented) when more than [`MAX_RANK`] dimensions remain after
+    /// merging.
     pub(crate) fn new(
         what: &str,
         input_len: usize,
@@ -48,63 +52,26 @@ impl StridedPlan {
         dims: &[usize],
         steps: &[i64],
     ) -> Result<Self, KernelError> {
-        if dims.len() != steps.len() {
-            return Err(KernelError::internal(
-                "strided copy: one step per dimension",
-            ));
-        }
-        let len = dims
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .ok_or_else(|| KernelError::internal("strided copy: output size overflows"))?;
-        if len == 0 {
+        let layout = StridedLayout::new(input_len, base, dims, steps)?;
+        if layout.len == 0 {
             return Ok(Self {
                 base: 0,
                 dims: shape_arg(what, &[0])?,
                 steps: shape_arg(what, &[0])?,
-                len,
+                len: 0,
             });
         }
-        // Bounds, in i128 so that nothing overflows.
-        let mut lo = i128::from(base);
-        let mut hi = lo;
-        for (&d, &s) in dims.iter().zip(steps) {
-            let span = (d as i128 - 1) * i128::from(s);
-            if span < 0 {
-                lo += span;
-            } else {
-                hi += span;
-            }
-        }
-        if lo < 0 || hi >= input_len as i128 {
-            return Err(KernelError::internal(format!(
-                "strided copy reads elements {lo}..={hi} of a tensor of {input_len}"
-            )));
-        }
-        // In range of the input, so every partial sum fits i64.
-        let mut out_dims: SmallVec<[i64; 8]> = SmallVec::new();
-        let mut out_steps: SmallVec<[i64; 8]> = SmallVec::new();
-        for (&d, &s) in dims.iter().zip(steps) {
-            if d == 1 {
-                continue;
-            }
-            let d = i64::try_from(d).map_err(|_| KernelError::internal("dimension overflow"))?;
-            if let (Some(last_d), Some(last_s)) = (out_dims.last_mut(), out_steps.last_mut()) {
-                // The previous (outer) dimension continues this one.
-                if s.checked_mul(d) == Some(*last_s) {
-                    *last_d *= d;
-                    *last_s = s;
-                    continue;
-                }
-            }
-            out_dims.push(d);
-            out_steps.push(s);
-        }
+        let out_dims = layout
+            .dims
+            .iter()
+            .map(|&d| i64::try_from(d))
+            .collect::<Result<SmallVec<[i64; 8]>, _>>()
+            .map_err(|_| KernelError::internal("dimension overflow"))?;
         Ok(Self {
-            base,
+            base: layout.base,
             dims: shape_arg(what, &out_dims)?,
-            steps: shape_arg(what, &out_steps)?,
-            len,
+            steps: shape_arg(what, &layout.steps)?,
+            len: layout.len,
         })
     }
 }
@@ -153,17 +120,6 @@ impl TilePlan {
     }
 }
 
-/// One dimension of a padding: input size, zeros before it, output size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct PadDim {
-    /// The input's size.
-    pub(crate) size: usize,
-    /// Zeros before the input.
-    pub(crate) before: usize,
-    /// The output's size.
-    pub(crate) out: usize,
-}
-
 /// `Pad`: the output's dimensions, the input's, and the zeros before the
 /// input in each; a dimension without padding is merged into the one
 /// before it.
@@ -178,20 +134,10 @@ pub(crate) struct PadPlan {
 }
 
 impl PadPlan {
-    /// The plan for `dims` (sizes checked not to overflow).
+    /// The plan for `dims` (sizes checked not to overflow), unpadded
+    /// dimensions merged ([`merge_unpadded`]).
     pub(crate) fn new(dims: &[PadDim]) -> Result<Self, KernelError> {
-        let mut merged: SmallVec<[PadDim; 8]> = SmallVec::new();
-        for &d in dims {
-            match merged.last_mut() {
-                Some(last) if d.before == 0 && d.out == d.size => {
-                    let overflow = || KernelError::internal("pad: dimension overflow");
-                    last.size = last.size.checked_mul(d.size).ok_or_else(overflow)?;
-                    last.before = last.before.checked_mul(d.size).ok_or_else(overflow)?;
-                    last.out = last.out.checked_mul(d.size).ok_or_else(overflow)?;
-                }
-                _ => merged.push(d),
-            }
-        }
+        let merged = merge_unpadded(dims)?;
         let col = |f: fn(&PadDim) -> usize| -> Result<ShapeArg, KernelError> {
             let values = merged
                 .iter()

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
+use kernels_cpu::util::add_n::{SummationOrder, check_inputs, summation_order};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -76,24 +77,10 @@ impl AddNKernel {
 
     /// The sum of the inputs.
     pub fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let count = ctx.num_inputs();
-        let shape = ctx.input(0)?.shape().clone();
-        for i in 0..count {
-            let x = ctx.input(i)?;
-            input_address(&self.dev, x, i, self.dtype)?;
-            if x.shape() != &shape {
-                return Err(KernelError::invalid_argument(format!(
-                    "Inputs to operation {} of type {} must have the same size and shape.  \
-                     Input 0: {} != input {}: {}",
-                    ctx.node_name(),
-                    ctx.info().op(),
-                    shape,
-                    i,
-                    x.shape()
-                )));
-            }
-        }
-        if count == 1 {
+        let shape = check_inputs(ctx, |i, x| {
+            input_address(&self.dev, x, i, self.dtype).map(drop)
+        })?;
+        if ctx.num_inputs() == 1 {
             let x = ctx.take_input(0)?;
             return ctx.set_output(0, x);
         }
@@ -102,17 +89,11 @@ impl AddNKernel {
             let out = empty_output(&self.dev, ctx, self.dtype, shape)?;
             return ctx.set_output(0, out);
         }
-        // TF's order: the forwarded input first, input 0 in its place.
-        let mut order: Vec<usize> = (0..count).collect();
-        let mut forwarded = false;
-        for i in 0..count {
-            if ctx.forward_input_with_shape(i, 0, &shape)? {
-                order.swap(0, i);
-                forwarded = true;
-                break;
-            }
-        }
-        let summands: Vec<u64> = order[usize::from(forwarded)..]
+        let SummationOrder {
+            forwarded,
+            summands,
+        } = summation_order(ctx, &shape)?;
+        let summands: Vec<u64> = summands
             .iter()
             .map(|&i| input_address(&self.dev, ctx.input(i)?, i, self.dtype))
             .collect::<Result<_, _>>()?;

@@ -14,6 +14,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use kernels_cpu::util::index::shape_of;
+use kernels_cpu::util::select::{SelectV1, broadcast_error, v1_mode, v1_mode_of};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -22,13 +24,14 @@ use registry_core::proto::DataType;
 use registry_core::standard_ops::{Select, SelectV2};
 use registry_core::tensor::{Tensor, TensorElement};
 
-use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
+use super::broadcast::{BroadcastPlan, GpuBroadcast};
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{select_entry, select_source, vector_width};
 use crate::gpu::{GpuDevice, gpu_error, grid_for};
 
 /// The condition, `t` and `e` shapes to broadcast, after `Select`'s v1
-/// checks (TF's messages). A row condition becomes `[rows, 1, ..., 1]`.
+/// checks ([`v1_mode`], TF's messages). A row condition becomes
+/// `[rows, 1, ..., 1]`.
 pub fn select_v1_shapes(
     cond: &[usize],
     t: &[usize],
@@ -36,54 +39,22 @@ pub fn select_v1_shapes(
     node: &str,
     op: &str,
 ) -> Result<Vec<usize>, KernelError> {
-    let show = |d: &[usize]| {
-        let parts: Vec<String> = d.iter().map(usize::to_string).collect();
-        format!("[{}]", parts.join(","))
-    };
-    let same_size = || {
-        KernelError::invalid_argument(format!(
-            "'then' and 'else' must have the same size.  but received: {} vs. {}",
-            show(t),
-            show(e)
-        ))
-    };
-    if cond.is_empty() {
-        if t != e {
-            return Err(same_size());
+    let mode = v1_mode(&shape_of(cond)?, &shape_of(t)?, &shape_of(e)?, node, op)?;
+    Ok(v1_cond_dims(mode, cond, t))
+}
+
+/// The dimensions `Select`'s condition of dimensions `cond` broadcasts as,
+/// in `mode`, against `t` of dimensions `t`.
+fn v1_cond_dims(mode: SelectV1, cond: &[usize], t: &[usize]) -> Vec<usize> {
+    match mode {
+        SelectV1::Scalar => Vec::new(),
+        SelectV1::Rows => {
+            let mut rows = vec![1; t.len()];
+            rows[0] = cond[0];
+            rows
         }
-        return Ok(Vec::new());
+        SelectV1::Elements => cond.to_vec(),
     }
-    if cond.len() == 1 && t.len() != 1 {
-        if t.is_empty() {
-            return Err(KernelError::invalid_argument(format!(
-                "'then' must be at least a vector, but saw shape: {}",
-                show(t)
-            )));
-        }
-        if t[0] != cond[0] {
-            return Err(KernelError::invalid_argument(format!(
-                "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
-                t[0], cond[0]
-            )));
-        }
-        if t != e {
-            return Err(same_size());
-        }
-        let mut rows = vec![1; t.len()];
-        rows[0] = cond[0];
-        return Ok(rows);
-    }
-    for (i, other) in [(1, t), (2, e)] {
-        if cond != other {
-            return Err(KernelError::invalid_argument(format!(
-                "Inputs to operation {node} of type {op} must have the same size and shape.  \
-                 Input 0: {} != input {i}: {}",
-                show(cond),
-                show(other)
-            )));
-        }
-    }
-    Ok(cond.to_vec())
 }
 
 /// `Select`/`SelectV2` on one dtype, compiled for the GPU.
@@ -127,25 +98,11 @@ impl SelectKernel {
         input_address(&self.dev, cond, 0, DataType::DtBool)?;
         input_address(&self.dev, t, 1, self.dtype)?;
         input_address(&self.dev, e, 2, self.dtype)?;
-        let error = |err: BroadcastError| match err {
-            BroadcastError::Incompatible => KernelError::invalid_argument(format!(
-                "condition {}, then {}, and else {} must be broadcastable",
-                cond.shape(),
-                t.shape(),
-                e.shape()
-            )),
-            BroadcastError::TooLarge(t) => t.into(),
-        };
+        let error = |err| broadcast_error(err, cond.shape(), t.shape(), e.shape());
         if self.v2 {
             BroadcastPlan::new([cond.dims(), t.dims(), e.dims()]).map_err(error)
         } else {
-            let c = select_v1_shapes(
-                cond.dims(),
-                t.dims(),
-                e.dims(),
-                ctx.node_name(),
-                ctx.info().op(),
-            )?;
+            let c = v1_cond_dims(v1_mode_of(ctx)?, cond.dims(), t.dims());
             BroadcastPlan::new([&c, t.dims(), e.dims()]).map_err(error)
         }
     }
@@ -322,26 +279,11 @@ mod tests {
     }
 
     #[test]
-    fn select_v1_errors_have_tf_messages() {
-        let e = v1(&[], &[2], &[3]).unwrap_err();
-        assert!(
-            e.contains("'then' and 'else' must have the same size.  but received: [2] vs. [3]"),
-            "{e}"
-        );
-        let e = v1(&[2], &[], &[]).unwrap_err();
-        assert!(
-            e.contains("'then' must be at least a vector, but saw shape: []"),
-            "{e}"
-        );
+    fn select_v1_errors_are_the_shared_checks() {
         let e = v1(&[2], &[3, 4], &[3, 4]).unwrap_err();
-        assert!(
-            e.contains("Number of batches of 'then' must match size of 'cond', but saw: 3 vs. 2"),
-            "{e}"
-        );
-        let e = v1(&[2, 3], &[2, 3], &[3, 2]).unwrap_err();
-        assert!(
-            e.contains("Inputs to operation n of type Select must have the same size and shape.  Input 0: [2,3] != input 2: [3,2]"),
-            "{e}"
+        assert_eq!(
+            e,
+            "Number of batches of 'then' must match size of 'cond', but saw: 3 vs. 2"
         );
     }
 }

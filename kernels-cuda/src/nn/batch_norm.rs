@@ -1,11 +1,13 @@
 //! `FusedBatchNormV3` on the GPU: NVRTC kernels for the per-channel batch
 //! moments (two passes summed in `double`, as the CPU kernel) and the
-//! normalisation, with the CPU kernel's outputs.
+//! normalisation, with the CPU kernel's attrs, shape checks
+//! ([`BatchNormAttrs`]) and outputs.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use kernels_cpu::util::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -17,98 +19,6 @@ use registry_core::tensor::{Tensor, TensorElement, TensorShape};
 use super::softmax::row_blocks;
 use super::sources;
 use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};
-
-/// Where the channel dimension is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// NHWC / NDHWC: channels last.
-    ChannelsLast,
-    /// NCHW / NCDHW: channels second.
-    ChannelsFirst,
-}
-
-/// `x` seen as `[outer, channels, inner]` (channels last: `inner = 1`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Blocks {
-    pub(crate) outer: usize,
-    pub(crate) channels: usize,
-    pub(crate) inner: usize,
-}
-
-/// The shapes of `x`, `scale`, `offset`, `mean` and `variance`.
-pub(crate) struct BnShapes<'a> {
-    pub(crate) x: &'a TensorShape,
-    pub(crate) scale: &'a TensorShape,
-    pub(crate) offset: &'a TensorShape,
-    pub(crate) mean: &'a TensorShape,
-    pub(crate) variance: &'a TensorShape,
-}
-
-/// Checks the inputs' shapes as the CPU kernel (TF's
-/// `FusedBatchNormOpBase::ComputeWithReservedSpace`) does and returns `x`'s
-/// blocks.
-pub(crate) fn check_shapes(
-    s: &BnShapes<'_>,
-    layout: Layout,
-    is_training: bool,
-    exponential_avg_factor: f32,
-) -> Result<Blocks, KernelError> {
-    let x_dims = s.x.dims();
-    registry_core::kernel_ensure!(
-        x_dims.len() == 4 || x_dims.len() == 5,
-        "input must be 4 or 5-dimensional{}",
-        s.x
-    );
-    for (t, name) in [
-        (s.scale, "scale"),
-        (s.offset, "offset"),
-        (s.mean, "estimated_mean"),
-        (s.variance, "estimated_variance"),
-    ] {
-        registry_core::kernel_ensure!(t.rank() == 1, "{name} must be 1-dimensional{t}");
-    }
-    let blocks = match layout {
-        Layout::ChannelsLast => Blocks {
-            outer: x_dims[..x_dims.len() - 1].iter().product(),
-            channels: x_dims[x_dims.len() - 1],
-            inner: 1,
-        },
-        Layout::ChannelsFirst => Blocks {
-            outer: x_dims[0],
-            channels: x_dims[1],
-            inner: x_dims[2..].iter().product(),
-        },
-    };
-    let c = blocks.channels;
-    for (t, name) in [(s.scale, "scale"), (s.offset, "offset")] {
-        registry_core::kernel_ensure!(
-            t.num_elements() == c,
-            "{name} must have the same number of elements as the channels of x, got {} and {c}",
-            t.num_elements()
-        );
-    }
-    if !is_training || exponential_avg_factor != 1.0 {
-        let prefix = if is_training {
-            "When exponential_avg_factor != 1"
-        } else {
-            "When is_training=false"
-        };
-        for (t, name) in [(s.mean, "mean"), (s.variance, "variance")] {
-            registry_core::kernel_ensure!(
-                t.num_elements() == c,
-                "{prefix}, {name} must have the same number of elements as the channels of \
-                 x, got {} and {c}",
-                t.num_elements()
-            );
-        }
-    }
-    Ok(blocks)
-}
-
-/// TF's Bessel correction `n / max(n - 1, 1)`, in `f32`.
-pub(crate) fn bessel_adjust(rest: usize) -> f32 {
-    rest as f32 / rest.saturating_sub(1).max(1) as f32
-}
 
 /// `FusedBatchNormV3` on the GPU, `T` in {float, half, bfloat16} with
 /// `U = float`; 4-D or 5-D `x` in any of the op's data formats. Outputs as
@@ -127,20 +37,13 @@ pub struct FusedBatchNormV3Gpu<T> {
     dev: Arc<GpuDevice>,
     moments: CudaFunction,
     normalize: CudaFunction,
-    epsilon: f32,
-    exponential_avg_factor: f32,
-    layout: Layout,
-    is_training: bool,
+    attrs: BatchNormAttrs,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: TensorElement> BuildKernel for FusedBatchNormV3Gpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let layout = match ctx.attr::<String>("data_format")?.as_str() {
-            "NHWC" | "NDHWC" => Layout::ChannelsLast,
-            "NCHW" | "NCDHW" => Layout::ChannelsFirst,
-            _ => return Err(KernelError::invalid_argument("Invalid data format")),
-        };
+        let attrs = BatchNormAttrs::from_attrs(ctx)?;
         let dev = GpuDevice::get()?;
         let source = sources::batch_norm(T::DTYPE)?;
         let moments = dev.function(&source, "bn_moments")?;
@@ -149,10 +52,7 @@ impl<T: TensorElement> BuildKernel for FusedBatchNormV3Gpu<T> {
             dev,
             moments,
             normalize,
-            epsilon: ctx.attr("epsilon")?,
-            exponential_avg_factor: ctx.attr("exponential_avg_factor")?,
-            layout,
-            is_training: ctx.attr("is_training")?,
+            attrs,
             _t: PhantomData,
         })
     }
@@ -193,7 +93,7 @@ impl<T: TensorElement> FusedBatchNormV3Gpu<T> {
         // them (the caller only calls this for n > 0).
         let mut y = unsafe { self.dev.alloc_uninit(x.len())? };
         let (count, channels, inner) = (n as i64, blocks.channels as i64, blocks.inner as i64);
-        let epsilon = self.epsilon;
+        let epsilon = self.attrs.epsilon;
         let mut launch = self.dev.stream().launch_builder(&self.normalize);
         launch
             .arg(x)
@@ -224,18 +124,7 @@ impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
         let [x, scale, offset, mean, variance] = &inputs[..] else {
             return Err(KernelError::internal("FusedBatchNormV3 has 5 inputs"));
         };
-        let blocks = check_shapes(
-            &BnShapes {
-                x: x.shape(),
-                scale: scale.shape(),
-                offset: offset.shape(),
-                mean: mean.shape(),
-                variance: variance.shape(),
-            },
-            self.layout,
-            self.is_training,
-            self.exponential_avg_factor,
-        )?;
+        let blocks = self.attrs.check_inputs(ctx)?;
         let [x_bytes, scale_bytes, offset_bytes, mean_bytes, var_bytes] = [
             gpu_bytes(x, 0)?,
             gpu_bytes(scale, 1)?,
@@ -268,7 +157,7 @@ impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
                     .tensor(DataType::DtFloat, TensorShape::scalar(), reserve_3)?,
             );
         }
-        if !self.is_training {
+        if !self.attrs.is_training {
             let y = self.normalize(
                 x_bytes,
                 n,
@@ -305,7 +194,7 @@ impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
         let rest = blocks.outer * blocks.inner;
         // n > 0 implies channels > 0 and rest > 0.
         let (outer, channels, inner) = (blocks.outer as i64, c as i64, blocks.inner as i64);
-        let factor = self.exponential_avg_factor;
+        let factor = self.attrs.exponential_avg_factor;
         let adjust = bessel_adjust(rest);
         let blend = i32::from(factor != 1.0);
         let mut launch = self.dev.stream().launch_builder(&self.moments);
@@ -353,101 +242,5 @@ impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
             self.dev
                 .tensor(DataType::DtFloat, TensorShape::scalar(), reserve_3)?,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shape(d: &[usize]) -> TensorShape {
-        TensorShape::new(d).unwrap()
-    }
-
-    fn check(
-        x: &[usize],
-        c: usize,
-        mv: usize,
-        layout: Layout,
-        training: bool,
-        f: f32,
-    ) -> Result<Blocks, KernelError> {
-        let (x, sc, m) = (shape(x), shape(&[c]), shape(&[mv]));
-        check_shapes(
-            &BnShapes {
-                x: &x,
-                scale: &sc,
-                offset: &sc,
-                mean: &m,
-                variance: &m,
-            },
-            layout,
-            training,
-            f,
-        )
-    }
-
-    #[test]
-    fn blocks_of_each_layout() {
-        let b = check(&[2, 3, 4, 5], 5, 0, Layout::ChannelsLast, true, 1.0).unwrap();
-        assert_eq!(
-            b,
-            Blocks {
-                outer: 24,
-                channels: 5,
-                inner: 1
-            }
-        );
-        let b = check(&[2, 3, 4, 5], 3, 3, Layout::ChannelsFirst, false, 1.0).unwrap();
-        assert_eq!(
-            b,
-            Blocks {
-                outer: 2,
-                channels: 3,
-                inner: 20
-            }
-        );
-        let b = check(&[2, 3, 4, 5, 6], 3, 3, Layout::ChannelsFirst, true, 0.5).unwrap();
-        assert_eq!(
-            b,
-            Blocks {
-                outer: 2,
-                channels: 3,
-                inner: 120
-            }
-        );
-    }
-
-    #[test]
-    fn tf_messages() {
-        let e = check(&[2, 3, 4], 4, 4, Layout::ChannelsLast, true, 1.0).unwrap_err();
-        assert!(
-            e.to_string().contains("input must be 4 or 5-dimensional"),
-            "{e}"
-        );
-        let e = check(&[1, 1, 1, 4], 3, 4, Layout::ChannelsLast, true, 1.0).unwrap_err();
-        assert!(
-            e.to_string().contains("scale must have the same number"),
-            "{e}"
-        );
-        let e = check(&[1, 1, 1, 4], 4, 0, Layout::ChannelsLast, false, 1.0).unwrap_err();
-        assert!(
-            e.to_string().contains("When is_training=false, mean"),
-            "{e}"
-        );
-        let e = check(&[1, 1, 1, 4], 4, 0, Layout::ChannelsLast, true, 0.5).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("When exponential_avg_factor != 1, mean"),
-            "{e}"
-        );
-        assert!(check(&[1, 1, 1, 4], 4, 0, Layout::ChannelsLast, true, 1.0).is_ok());
-    }
-
-    #[test]
-    fn bessel_correction() {
-        assert_eq!(bessel_adjust(4), 4.0 / 3.0);
-        assert_eq!(bessel_adjust(1), 1.0);
-        assert_eq!(bessel_adjust(0), 0.0);
     }
 }

@@ -1,21 +1,20 @@
 //! `ArgMax` on the GPU: the index of the largest value along one axis (a
 //! host scalar), as int32 or int64. Ties give the first index; NaN never
 //! wins; see the source's doc for the exact rule (Eigen's, as the CPU
-//! kernel).
+//! kernel). `dimension` is checked as the CPU kernel does ([`ArgAxis`]).
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cpu::util::axes::read_axes;
+use kernels_cpu::util::axes::ArgAxis;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::kernel_ensure;
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::standard_ops::ArgMax;
-use registry_core::tensor::{TensorElement, TensorShape, element_size};
+use registry_core::tensor::{TensorElement, element_size};
 
 use super::launch::{Pass, blocks_config, idx, strategy};
 use super::source::{arg_max_source, entry};
@@ -69,48 +68,15 @@ impl<T: TensorElement> BuildKernel for ArgMaxGpu<T> {
     }
 }
 
-/// The `[outer, n, inner]` view and output shape of an ArgMax of `dims`
-/// along `dim` (TF's checks and messages).
-pub(crate) fn arg_max_plan(
-    dims: &[usize],
-    dim: i64,
-) -> Result<((usize, usize, usize), TensorShape), KernelError> {
-    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
-    let axis = if dim < 0 { dim + rank } else { dim };
-    kernel_ensure!(
-        (0..rank).contains(&axis),
-        "Expected dimension in the range [{}, {rank}), but got {dim}",
-        -rank
-    );
-    let axis = usize::try_from(axis).unwrap_or(0);
-    let n = dims.get(axis).copied().unwrap_or(0);
-    kernel_ensure!(
-        n > 0,
-        "Reduction axis {dim} is empty in shape {}",
-        TensorShape::new(dims)?
-    );
-    let (before, after) = dims.split_at(axis);
-    let after = after.get(1..).unwrap_or_default();
-    let outer: usize = before.iter().product();
-    let inner: usize = after.iter().product();
-    let out_dims: Vec<usize> = before.iter().chain(after).copied().collect();
-    Ok(((outer, n, inner), TensorShape::new(out_dims)?))
-}
-
 impl<T: TensorElement> OpKernel for ArgMaxGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
-        let dimension = ctx.input(1)?;
-        kernel_ensure!(
-            dimension.shape().rank() == 0,
-            "dim must be a scalar, but received tensor of shape: {}",
-            dimension.shape()
-        );
-        let dim = read_axes(dimension, "dimension")?
-            .first()
-            .copied()
-            .unwrap_or(0);
-        let ((outer, n, inner), shape) = arg_max_plan(input.dims(), dim)?;
+        let ArgAxis {
+            outer,
+            n,
+            inner,
+            out_shape: shape,
+        } = ArgAxis::new(input.shape(), ctx.input(1)?)?;
         let out_type = self.out_type;
         let out_size = element_size(out_type)
             .ok_or_else(|| KernelError::internal("ArgMax: output element size"))?;
@@ -153,26 +119,5 @@ impl<T: TensorElement> OpKernel for ArgMaxGpu<T> {
             }
         }
         ctx.set_output(0, self.dev.tensor(out_type, shape, y)?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arg_max_views_and_checks() {
-        let ((o, n, i), shape) = arg_max_plan(&[2, 3, 4], 1).unwrap();
-        assert_eq!((o, n, i, shape.dims()), (2, 3, 4, &[2, 4][..]));
-        let ((o, n, i), shape) = arg_max_plan(&[5], -1).unwrap();
-        assert_eq!((o, n, i, shape.dims()), (1, 5, 1, &[][..]));
-        assert_eq!(
-            arg_max_plan(&[2, 3], 2).unwrap_err().to_string(),
-            "Expected dimension in the range [-2, 2), but got 2"
-        );
-        assert_eq!(
-            arg_max_plan(&[2, 0], 1).unwrap_err().to_string(),
-            "Reduction axis 1 is empty in shape [2,0]"
-        );
     }
 }
