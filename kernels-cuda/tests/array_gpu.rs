@@ -104,6 +104,8 @@ fn const_identity_and_reshapes() {
         let a = c.compute([]).unwrap().remove(0);
         let b = c.compute([]).unwrap().remove(0);
         assert!(a.shares_buffer_with(&b), "Const outputs share one buffer");
+        // int32 stays in host memory (TF's HostMemory("output")).
+        assert_eq!(a.is_on_host(), dt == DataType::DtInt32, "{dt:?}");
         assert_eq!(
             a.to_host().unwrap().as_bytes().unwrap(),
             value.as_bytes().unwrap()
