@@ -13,7 +13,7 @@ use crate::gpu::GpuDevice;
 
 /// `Const`: the `value` attr's tensor, uploaded once when the kernel is
 /// built; every output shares that device buffer. (`int32` is
-/// [`HostConstGpu`].)
+/// `HostConstGpu`.)
 #[kernel(
     op = Const,
     device = GPU,

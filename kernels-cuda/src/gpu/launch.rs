@@ -11,7 +11,7 @@ pub const BLOCK: u32 = 256;
 const MAX_BLOCKS: u64 = 1 << 20;
 
 /// A one-dimensional launch covering `n` elements (one per thread, grid
-/// strided past [`MAX_BLOCKS`] blocks); at least one block, so a kernel
+/// strided past `MAX_BLOCKS` (2^20) blocks); at least one block, so a kernel
 /// can be launched for empty tensors too (though callers skip those).
 ///
 /// ```

@@ -1,5 +1,5 @@
 //! TensorFlow's broadcasting (`BCast`) for the GPU kernels: the plan is
-//! `kernels-cpu`'s [`Broadcast`] (output shape, the problem reduced to the
+//! `kernels-cpu`'s [`BroadcastPlan`] (output shape, the problem reduced to the
 //! fewest dimensions, each operand's element strides, 0 where it is
 //! repeated); [`GpuBroadcast`] adds what a GPU launch needs, the plan as
 //! [`ShapeArg`]s, refused past [`MAX_RANK`] merged dimensions.
