@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap;
 
 use super::GraphError;
 use crate::node_def::{
-    add_defaults_to_node_def, in_out_types_for_node, parse_input, validate_node_def,
+    add_defaults_to_node_def, in_out_types_for_node, parse_input, types_compatible,
+    validate_node_def,
 };
 use crate::registry::OpRegistry;
 use crate::shape::ShapeFn;
@@ -322,12 +323,6 @@ fn resolve_inputs(
         });
     }
     Ok((inputs, controls))
-}
-
-/// TF's `TypesCompatible`: equal, or a reference type feeding its base type.
-fn types_compatible(expected: DataType, actual: DataType) -> bool {
-    use opreg_proto::DataTypeExt;
-    expected == actual || (actual.is_ref() && actual.base() == expected)
 }
 
 /// Kahn's algorithm, taking the lowest original index first among ready

@@ -4,7 +4,7 @@
 use opreg_proto::op_def::ArgDef;
 use opreg_proto::{AttrValue, DataType, DataTypeExt, NodeDef, OpDef};
 
-use super::{NodeDefError, add_defaults_to_node_def, validate_node_def};
+use super::{NodeDefError, add_defaults_to_node_def, types_compatible, validate_node_def};
 use crate::kernel::summarize_attr_value;
 use crate::registry::{OpRegistry, RegistryError};
 
@@ -522,10 +522,7 @@ impl<'a> NodeDefBuilder<'a> {
     }
 
     fn check_type(&mut self, arg: &ArgDef, expected: DataType, src: &NodeOut) {
-        // TF's TypesCompatible: a reference may feed its base type.
-        let compatible =
-            expected == src.dtype || (src.dtype.is_ref() && src.dtype.base() == expected);
-        if !compatible {
+        if !types_compatible(expected, src.dtype) {
             self.note(BuildProblem::WrongType {
                 arg: arg.name.clone(),
                 expected: expected.type_name(),

@@ -504,3 +504,8 @@ fn closest_attr(op_def: &OpDef, name: &str) -> Option<String> {
         .min_by_key(|(d, _)| *d)
         .map(|(_, a)| a.name.clone())
 }
+
+/// TF's `TypesCompatible`: equal, or a reference type feeding its base type.
+pub(crate) fn types_compatible(expected: DataType, actual: DataType) -> bool {
+    expected == actual || (actual.is_ref() && actual.base() == expected)
+}
