@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use opreg_cli::io_json::{self, NamedTensor};
 use opreg_proto::DataTypeExt;
-use registry_core::executor::{Graph, GraphShapes, Session, SessionOptions};
+use opreg_runtime::{Graph, GraphShapes, Session, SessionOptions};
 use registry_core::shape::Shape;
 use registry_core::tensor::Tensor;
 
@@ -39,7 +39,7 @@ fn shapes(graph: &Graph, feeds: &[NamedTensor]) -> Result<GraphShapes, CliError>
                 Shape::from(f.tensor.shape()),
             ))
         })
-        .collect::<Result<Vec<_>, registry_core::executor::GraphError>>()?;
+        .collect::<Result<Vec<_>, opreg_runtime::GraphError>>()?;
     Ok(graph.infer_shapes(&fed)?)
 }
 

@@ -33,8 +33,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use opreg_runtime::Graph;
 use registry_core::KernelRegistry;
-use registry_core::executor::Graph;
 use registry_core::registry::{OpRegistry, RegistryError};
 
 // Ops are linked only from crates this binary names (see
@@ -235,13 +235,13 @@ enum CliError {
     Json(String),
     /// A graph file is invalid.
     #[error(transparent)]
-    Graph(Box<registry_core::executor::GraphError>),
+    Graph(Box<opreg_runtime::GraphError>),
     /// A run failed.
     #[error(transparent)]
-    Run(Box<registry_core::executor::RunError>),
+    Run(Box<opreg_runtime::RunError>),
     /// An op library could not be loaded.
     #[error(transparent)]
-    Library(Box<registry_core::library::LibraryError>),
+    Library(Box<opreg_runtime::library::LibraryError>),
     /// A feeds file or argument is invalid.
     #[error("{what}: {message}")]
     Input {
@@ -258,14 +258,14 @@ enum CliError {
     OrphanKernels(Vec<String>),
 }
 
-impl From<registry_core::executor::GraphError> for CliError {
-    fn from(e: registry_core::executor::GraphError) -> Self {
+impl From<opreg_runtime::GraphError> for CliError {
+    fn from(e: opreg_runtime::GraphError) -> Self {
         CliError::Graph(Box::new(e))
     }
 }
 
-impl From<registry_core::executor::RunError> for CliError {
-    fn from(e: registry_core::executor::RunError) -> Self {
+impl From<opreg_runtime::RunError> for CliError {
+    fn from(e: opreg_runtime::RunError) -> Self {
         CliError::Run(Box::new(e))
     }
 }
@@ -296,7 +296,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
     kernels_cpu::link();
     kernels_cuda::link();
     for library in &cli.load {
-        registry_core::library::load_op_library(library)
+        opreg_runtime::library::load_op_library(library)
             .map_err(|e| CliError::Library(Box::new(e)))?;
     }
     match cli.command {

@@ -10,8 +10,8 @@
 //! [`KernelRegistry`](registry_core::KernelRegistry); name this crate once in
 //! the binary (e.g. `kernels_cpu::link()`) so the linker keeps it.
 
+pub mod elementwise;
 pub mod numeric;
-pub mod util;
 
 #[cfg(feature = "array")]
 pub mod array;

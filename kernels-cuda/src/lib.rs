@@ -24,9 +24,6 @@
 //! }
 //! ```
 
-#[cfg(feature = "cuda")]
-pub mod gpu;
-
 #[cfg(all(feature = "cuda", feature = "array"))]
 pub mod array;
 #[cfg(all(feature = "cuda", feature = "linalg"))]
@@ -60,7 +57,7 @@ pub fn link() -> usize {
 pub fn gpu_available() -> Result<String, String> {
     #[cfg(feature = "cuda")]
     {
-        gpu::GpuDevice::get()
+        opreg_cuda::GpuDevice::get()
             .map(|d| registry_core::device::Device::description(&*d))
             .map_err(|e| e.to_string())
     }
@@ -72,6 +69,7 @@ pub fn gpu_available() -> Result<String, String> {
 
 /// The GPU as a [`registry_core::device::Device`], or why there is none.
 #[cfg(feature = "cuda")]
-pub fn gpu_device() -> Result<std::sync::Arc<gpu::GpuDevice>, registry_core::device::DeviceError> {
-    gpu::GpuDevice::get()
+pub fn gpu_device()
+-> Result<std::sync::Arc<opreg_cuda::GpuDevice>, registry_core::device::DeviceError> {
+    opreg_cuda::GpuDevice::get()
 }

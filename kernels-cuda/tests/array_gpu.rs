@@ -8,7 +8,7 @@
 mod common;
 
 use common::{compute_on_gpu, gpu, node_for, run_cpu, upload};
-use kernels_cuda::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 use registry_core::create_op_kernel;
 use registry_core::node_def::NodeDefBuilder;
 use registry_core::proto::{AttrValue, DataType};

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use kernels_cuda::gpu::{KernelSource, check_compiles, compile_ptx};
+use opreg_cuda::{KernelSource, check_compiles, compile_ptx};
 
 /// Compiles every source; returns how many compiled, or `None` when NVRTC
 /// is absent.

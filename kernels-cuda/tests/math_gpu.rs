@@ -11,7 +11,7 @@
 mod common;
 
 use common::{compute_on_gpu, gpu, node, run_cpu, tensor, uniform, upload};
-use kernels_cuda::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 use registry_core::KernelRegistry;
 use registry_core::kernel::{DEVICE_GPU, constraint_types};
 use registry_core::proto::{DataType, DataTypeExt, NodeDef};

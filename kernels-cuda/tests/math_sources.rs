@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use cudarc::nvrtc::{CompileOptions, compile_ptx_with_opts};
-use kernels_cuda::gpu::{KernelSource, check_compiles};
 use kernels_cuda::math::{OPS, sources_for};
+use opreg_cuda::{KernelSource, check_compiles};
 use registry_core::KernelRegistry;
 use registry_core::kernel::DEVICE_GPU;
 use registry_core::proto::{DataType, DataTypeExt};

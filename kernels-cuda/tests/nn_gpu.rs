@@ -8,7 +8,7 @@
 mod common;
 
 use common::{assert_close, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, values};
-use kernels_cuda::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 use registry_core::proto::{DataType, NodeDef};
 use registry_core::tensor::Tensor;
 

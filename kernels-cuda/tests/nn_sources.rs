@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use kernels_cuda::gpu::check_compiles;
 use kernels_cuda::nn::sources::kernel_sources;
+use opreg_cuda::check_compiles;
 use registry_core::KernelRegistry;
 use registry_core::kernel::DEVICE_GPU;
 use registry_core::proto::DataType;

@@ -3,7 +3,7 @@
 //! found: `scripts/install-nvrtc.sh` installs it).
 #![cfg(feature = "cuda")]
 
-use kernels_cuda::gpu::{KernelSource, check_compiles};
+use opreg_cuda::{KernelSource, check_compiles};
 
 #[test]
 fn prelude_and_a_kernel_using_it_compile() {

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{compute_on_gpu, gpu, node, run_cpu, tensor, upload, values};
-use kernels_cuda::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 use registry_core::proto::{DataType, NodeDef};
 use registry_core::tensor::Tensor;
 

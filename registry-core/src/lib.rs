@@ -17,7 +17,6 @@
 extern crate self as registry_core;
 
 pub mod device;
-pub mod executor;
 pub mod kernel;
 pub mod library;
 pub mod limits;
@@ -25,8 +24,6 @@ pub mod node_def;
 pub mod op;
 pub mod registry;
 pub mod shape;
-#[cfg(feature = "standard-ops")]
-pub mod standard_ops;
 pub mod tensor;
 
 pub use kernel::{

@@ -2,6 +2,9 @@
 //! registrations, lazy decoding and the global registry, with hand-written
 //! `inventory::submit!` registrations (what `#[op]` emits).
 
+// The standard ops, which these tests look up (linked by naming the crate).
+use opreg_standard_ops as _;
+
 use registry_core::__private::{OpRegistration, SourceLocation, inventory};
 use registry_core::registry::{InvalidOp, OpOrigin, OpRegistry, RegistryError};
 use registry_core::spec::OpSpec;

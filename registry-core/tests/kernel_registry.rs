@@ -6,10 +6,13 @@
 //! Test ops are declared here with `#[op]` and test kernels with
 //! `#[kernel]` (they land in this binary's global registries); lookup rules
 //! are tested on isolated registries built from hand-made registrations.
-#![cfg(feature = "standard-ops")]
+
+// The standard ops, which these tests look up (linked by naming the crate).
+use opreg_standard_ops as _;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use opreg_standard_ops::ArgMax;
 use prost::Message;
 use registry_core::kernel::{
     BuildKernel, CreateKernelError, DEVICE_CPU, FnKernel, KERNEL_LABEL_ATTR, KernelCall,
@@ -23,7 +26,6 @@ use registry_core::proto::tensor_shape_proto::Dim;
 use registry_core::proto::{
     AttrValue, DataType, KernelDef, KernelList, NodeDef, TensorProto, TensorShapeProto,
 };
-use registry_core::standard_ops::ArgMax;
 use registry_core::tensor::Tensor;
 use registry_core::{OpRegistry, create_op_kernel, kernel, op};
 

@@ -1,7 +1,9 @@
 //! NodeDef semantics (`registry_core::node_def`, TF's node_def_util.cc):
 //! defaults, validation errors, dtype resolution, name ranges, input string
 //! parsing, and every node of every shared TensorFlow graph.
-#![cfg(feature = "standard-ops")]
+
+// The standard ops, which these tests look up (linked by naming the crate).
+use opreg_standard_ops as _;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

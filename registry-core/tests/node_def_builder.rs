@@ -1,6 +1,8 @@
 //! `NodeDefBuilder` (TF's `NodeDefBuilder`): the attrs inputs imply, the
 //! order of inputs, defaults and validation, and each problem it reports.
-#![cfg(feature = "standard-ops")]
+
+// The standard ops, which these tests look up (linked by naming the crate).
+use opreg_standard_ops as _;
 
 use registry_core::node_def::{BuildProblem, NodeDefBuildError, NodeDefBuilder, NodeOut};
 use registry_core::proto::attr_value::Value;

@@ -1,6 +1,9 @@
 //! Run-time registration, lookup errors, export, the watcher and thread
 //! safety of the op registry, each on its own (non-global) registry.
 
+// The standard ops, which these tests look up (linked by naming the crate).
+use opreg_standard_ops as _;
+
 use std::sync::{Arc, Barrier, Mutex};
 
 use registry_core::proto::{DataType, NodeDef, OpDef, OpList, TextFormat, op_def::ArgDef};

@@ -138,7 +138,8 @@ pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `OpKernel` (built once per node from its attrs):
 ///
 /// ```ignore
-/// use registry_core::{kernel, kernel::{KernelError, OpKernelContext}, standard_ops::Abs};
+/// use registry_core::{kernel, kernel::{KernelError, OpKernelContext}};
+/// use opreg_standard_ops::Abs;
 ///
 /// #[kernel(op = Abs, device = CPU, T = [float, double, int32])]
 /// fn abs<T: Copy + PartialOrd + std::ops::Neg<Output = T> + Default>(

@@ -12,8 +12,8 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use opreg_runtime::{Graph, Session};
 use opreg_tests::graphs::{SharedGraph, shared_graphs};
-use registry_core::executor::{Graph, Session};
 use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, attr_value::Value};
 use registry_core::tensor::Tensor;
 

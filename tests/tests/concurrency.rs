@@ -19,8 +19,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
+use opreg_runtime::{Graph, PreparedRun, RunError, Session};
 use opreg_tests::graphs::load;
-use registry_core::executor::{Graph, PreparedRun, RunError, Session};
 use registry_core::kernel::{KernelInstance, KernelRegistry, create_op_kernel};
 use registry_core::node_def::add_defaults_to_node_def;
 use registry_core::proto::{NodeDef, TextFormat};

@@ -9,14 +9,14 @@ use std::any::Any;
 use std::cell::Cell;
 use std::sync::Arc;
 
+use opreg_runtime::{Graph, RunError, Session, SessionOptions};
+use opreg_standard_ops::{Neg, Reshape};
 use registry_core::device::{
     Device, DeviceBuffer, DeviceError, DeviceMemory, DeviceRegistration, open_device,
 };
-use registry_core::executor::{Graph, RunError, Session, SessionOptions};
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::{DataType, GraphDef, TextFormat};
-use registry_core::standard_ops::{Neg, Reshape};
 use registry_core::tensor::{Tensor, TensorError};
 
 thread_local! {

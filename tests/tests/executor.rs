@@ -2,7 +2,7 @@
 //! dangling and mistyped inputs, cycles, bad feeds and fetches, pruning,
 //! control inputs, and freeing/forwarding of intermediates.
 
-use registry_core::executor::{Graph, GraphError, RunError, Session, load_graph_def};
+use opreg_runtime::{Graph, GraphError, RunError, Session, load_graph_def};
 use registry_core::proto::{GraphDef, TextFormat};
 use registry_core::tensor::Tensor;
 

@@ -13,9 +13,9 @@
 //! `scripts/gpu-verify.sh run` runs this on a GPU machine and fails if any
 //! test printed "skipped:".
 
+use opreg_runtime::{Graph, RunError, Session, SessionOptions, requested_device_type};
 use opreg_tests::graphs::{SharedGraph, compare, shared_graphs};
 use registry_core::KernelRegistry;
-use registry_core::executor::{Graph, RunError, Session, SessionOptions, requested_device_type};
 use registry_core::kernel::{DEVICE_CPU, DEVICE_GPU};
 use registry_core::tensor::Tensor;
 

@@ -3,8 +3,8 @@
 //! per-dtype tolerance of `opreg_tests::graphs::tolerance`). `Graph`'s shape
 //! inference agrees with TF's fetched shapes.
 
+use opreg_runtime::{Graph, Session};
 use opreg_tests::graphs::{compare, shared_graphs};
-use registry_core::executor::{Graph, Session};
 use registry_core::shape::Shape;
 
 #[test]

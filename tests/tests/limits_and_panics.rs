@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use registry_core::executor::{Graph, RunError, Session, SessionOptions};
+use opreg_runtime::{Graph, RunError, Session, SessionOptions};
 use registry_core::kernel::{
     BuildKernel, CreateKernelError, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
@@ -218,7 +218,7 @@ node {{ name: "p" op: "PanicOnBuild" input: "x" attr {{ key: "boom" value {{ b: 
     let RunError::Graph(graph_error) = &err else {
         panic!("expected a placement error, got {err}");
     };
-    let registry_core::executor::GraphError::Placement { node, source, .. } = &**graph_error else {
+    let opreg_runtime::GraphError::Placement { node, source, .. } = &**graph_error else {
         panic!("expected a placement error, got {err}");
     };
     assert_eq!(node, "p");

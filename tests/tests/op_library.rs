@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use opreg_runtime::library::{LibraryError, load_op_library, loaded_op_libraries};
+use opreg_runtime::{Graph, Session};
 use opreg_tests::op_library::{fake_libraries, opreg_binary, zero_out_library};
-use registry_core::executor::{Graph, Session};
-use registry_core::library::{LibraryError, load_op_library, loaded_op_libraries};
 use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, attr_value::Value};
 use registry_core::registry::OpOrigin;
 use registry_core::tensor::Tensor;

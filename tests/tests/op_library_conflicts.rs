@@ -3,11 +3,12 @@
 //! library's ops or kernels is registered. (A test binary of its own: it
 //! registers clashing ops and kernels in the global registries first.)
 
+use opreg_runtime::library::{LibraryError, load_op_library};
 use opreg_tests::op_library::zero_out_library;
 use registry_core::kernel::{
     FnKernel, KernelError, KernelRegistration, OpKernel, OpKernelConstruction,
 };
-use registry_core::library::{LibraryError, LibraryProblem, load_op_library};
+use registry_core::library::LibraryProblem;
 use registry_core::op::SourceLocation;
 use registry_core::spec::OpSpec;
 use registry_core::{KernelRegistry, OpRegistry};

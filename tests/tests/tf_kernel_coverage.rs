@@ -13,7 +13,7 @@ use opreg_proto::{DataType, KernelDef, KernelList};
 use registry_core::KernelRegistry;
 use registry_core::kernel::KernelRegistration;
 
-use registry_core::standard_ops::NAMES as STANDARD_OPS;
+use opreg_standard_ops::NAMES as STANDARD_OPS;
 
 fn tf_kernels() -> KernelList {
     let path = opreg_tests::shared_dir().join("conformance/tf_2_21_kernels.pb");

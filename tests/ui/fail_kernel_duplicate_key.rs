@@ -1,6 +1,7 @@
 // Keys given twice: `device`, and the constraint on `T`.
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::{kernel, standard_ops::Abs};
+use registry_core::kernel;
+use opreg_standard_ops::Abs;
 
 #[kernel(op = Abs, device = CPU, device = GPU, T = [float], T = [double])]
 fn abs(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {

@@ -1,6 +1,7 @@
 // A kernel struct cannot borrow: it is built once per node and kept.
 use registry_core::kernel::{BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext};
-use registry_core::{kernel, standard_ops::Abs};
+use registry_core::kernel;
+use opreg_standard_ops::Abs;
 
 #[kernel(op = Abs, device = CPU, T = [float])]
 pub struct AbsKernel<'a> {

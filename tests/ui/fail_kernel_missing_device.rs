@@ -1,6 +1,7 @@
 // `device` is required.
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::{kernel, standard_ops::Abs};
+use registry_core::kernel;
+use opreg_standard_ops::Abs;
 
 #[kernel(op = Abs, T = [float])]
 fn abs(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {

@@ -1,6 +1,7 @@
 // A kernel struct must implement BuildKernel (and OpKernel).
 use registry_core::kernel::{KernelError, OpKernel, OpKernelContext};
-use registry_core::{kernel, standard_ops::Abs};
+use registry_core::kernel;
+use opreg_standard_ops::Abs;
 
 #[kernel(op = Abs, device = CPU, T = [float])]
 pub struct AbsKernel;

@@ -2,7 +2,7 @@
 // MatMul's `transpose_a` (bool).
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::kernel;
-use registry_core::standard_ops::{AddN, MatMul};
+use opreg_standard_ops::{AddN, MatMul};
 
 #[kernel(op = AddN, device = CPU, T = [float], N = [int32])]
 fn add_n(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {

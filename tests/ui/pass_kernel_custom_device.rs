@@ -2,7 +2,8 @@
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
 use registry_core::tensor::Tensor;
-use registry_core::{create_op_kernel, kernel, standard_ops::Abs};
+use registry_core::{create_op_kernel, kernel};
+use opreg_standard_ops::Abs;
 
 #[kernel(op = Abs, device = "MyDevice", T = [float])]
 fn abs_on_my_device(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {

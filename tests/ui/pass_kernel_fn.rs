@@ -3,7 +3,8 @@
 use registry_core::kernel::{KernelError, KernelRegistry, OpKernelContext};
 use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
 use registry_core::tensor::{Tensor, TensorElement};
-use registry_core::{create_op_kernel, kernel, standard_ops::Abs};
+use registry_core::{create_op_kernel, kernel};
+use opreg_standard_ops::Abs;
 
 /// Abs that ignores signs of zero.
 #[kernel(op = Abs, device = CPU, T = [float, f64, DT_INT32])]

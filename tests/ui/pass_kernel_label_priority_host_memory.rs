@@ -1,6 +1,7 @@
 // label, priority (negative too) and host_memory, as identifiers or strings.
 use registry_core::kernel::{KernelError, KernelRegistry, OpKernelContext};
-use registry_core::{kernel, standard_ops::{ArgMax, ConcatV2}};
+use registry_core::kernel;
+use opreg_standard_ops::{ArgMax, ConcatV2};
 
 #[kernel(
     op = ArgMax,

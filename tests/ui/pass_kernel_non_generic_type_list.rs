@@ -2,7 +2,8 @@
 // type, including types with no Rust element type (string, quantized).
 use registry_core::kernel::{KernelError, KernelRegistry, OpKernelContext};
 use registry_core::proto::DataType;
-use registry_core::{kernel, standard_ops::Identity};
+use registry_core::kernel;
+use opreg_standard_ops::Identity;
 
 /// Identity by sharing the input.
 #[kernel(op = Identity, device = CPU, T = [string, qint8, quint8, bool, float])]

@@ -7,7 +7,8 @@ use registry_core::kernel::{
 };
 use registry_core::proto::DataType;
 use registry_core::tensor::TensorElement;
-use registry_core::{kernel, standard_ops::Sum};
+use registry_core::kernel;
+use opreg_standard_ops::Sum;
 
 /// A Sum kernel generic over the element and index types.
 #[kernel(op = Sum, device = CPU, T = [float, int64], Tidx = [int32, int64])]

@@ -125,7 +125,7 @@ fn standard_ops_are_the_only_duplicates() {
         let mut modules = [first.module_path, again.module_path];
         modules.sort();
         assert!(
-            modules[0].starts_with("registry_core::standard_ops")
+            modules[0].starts_with("opreg_standard_ops")
                 && modules[1].starts_with("tf_registry_ops"),
             "{error}"
         );

@@ -21,7 +21,7 @@
 //!
 //! Built as a `cdylib`, the crate is also an op library that a process
 //! loads at run time (`opreg --load target/debug/libzero_out.so run ...`,
-//! or [`registry_core::library::load_op_library`]).
+//! or [`opreg_runtime::library::load_op_library`]).
 //!
 //! `docs/guide.md`, the step-by-step guide for authors of ops, is compiled
 //! and run as this crate's doctests.
@@ -39,7 +39,7 @@ pub use ops::{WeightedSum, ZeroOut};
 
 // Built as a `cdylib` (`target/<profile>/libzero_out.so`), this crate is an
 // op library that a process loads at run time to register these ops and
-// kernels: `registry_core::library::load_op_library(path)`, or
+// kernels: `opreg_runtime::library::load_op_library(path)`, or
 // `opreg --load libzero_out.so ...`.
 registry_core::export_op_library!(zero_out);
 

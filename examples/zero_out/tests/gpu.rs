@@ -5,8 +5,8 @@
 //! saying why.
 #![cfg(feature = "cuda")]
 
-use kernels_cuda::gpu::check_compiles;
-use registry_core::executor::{Graph, Session, SessionOptions};
+use opreg_cuda::check_compiles;
+use opreg_runtime::{Graph, Session, SessionOptions};
 use registry_core::proto::{GraphDef, TextFormat};
 use registry_core::tensor::Tensor;
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use registry_core::executor::{Graph, GraphError, RunError, Session};
+use opreg_runtime::{Graph, GraphError, RunError, Session};
 use registry_core::proto::prost::Message;
 use registry_core::proto::{
     AttrValue, DataType, GraphDef, NodeDef, TensorShapeProto, attr_value::Value,

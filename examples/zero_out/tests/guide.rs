@@ -8,8 +8,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use opreg_runtime::Graph;
 use registry_core::OpRegistry;
-use registry_core::executor::Graph;
 use registry_core::proto::{GraphDef, TextFormat};
 
 /// One fenced code block of the guide.
@@ -191,7 +191,7 @@ fn the_cli_error_is_the_executors() {
     let shown = lines[check + 1];
 
     let standard = OpRegistry::new();
-    for name in registry_core::standard_ops::NAMES {
+    for name in opreg_standard_ops::NAMES {
         let op = OpRegistry::global().look_up(name).unwrap();
         standard
             .register_op_def(op.op_def().clone(), op.shape_fn())

@@ -2,19 +2,19 @@
 //! (`rows` = the product of the dimensions before the axis) and the output
 //! as `[rows, Σ cols_i]`, whose row `r` is the inputs' rows `r` one after
 //! the other ([`ConcatPlan`]). The checks and the output's layout are
-//! [`crate::util::concat`]'s.
+//! [`opreg_op_logic::concat`]'s.
 
+use opreg_standard_ops::{ConcatV2, Pack};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{ConcatV2, Pack};
 use registry_core::tensor::{Tensor, TensorShape};
 use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::parallel::{copy, for_each_row_chunk};
-use crate::util::concat::{concat_layout, pack_layout};
+use opreg_op_logic::concat::{concat_layout, pack_layout};
 
 /// Concatenation of `[rows, cols[i]]` matrices along their columns.
 struct ConcatPlan {

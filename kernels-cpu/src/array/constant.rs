@@ -1,15 +1,15 @@
 //! `Const`, `Placeholder`, `Identity` and `NoOp`: TF registers each once for
 //! the CPU with no type constraint, and so do we.
 
+use opreg_standard_ops::{Const, Identity, NoOp, Placeholder};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataTypeExt, TensorShapeProto};
-use registry_core::standard_ops::{Const, Identity, NoOp, Placeholder};
 use registry_core::tensor::Tensor;
 
-use crate::util::constant::const_value;
+use opreg_op_logic::constant::const_value;
 
 /// `Const`: the `value` attr's tensor, decoded once when the kernel is built
 /// and shared (not copied) by every output.

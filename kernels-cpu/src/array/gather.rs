@@ -5,18 +5,18 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::GatherV2;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::GatherV2;
 use registry_core::tensor::TensorShape;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::index::IndexElement;
 use super::parallel::{copy, for_each_row_chunk};
-use crate::util::gather::gather_geometry_of;
-use crate::util::index::dim_i64;
+use opreg_op_logic::gather::gather_geometry_of;
+use opreg_op_logic::index::dim_i64;
 
 /// `GatherV2` for every params type TF's CPU kernel has; generic over the
 /// index type only (the elements are moved as bytes).

@@ -1,5 +1,5 @@
 //! Index element types (`Tindices`, `TI`) of the gather-like kernels. The
-//! integer host inputs and shape helpers are in [`crate::util::index`].
+//! integer host inputs and shape helpers are in [`opreg_op_logic::index`].
 
 use registry_core::tensor::TensorElement;
 

@@ -4,17 +4,17 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::OneHot;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::OneHot;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::index::IndexElement;
 use super::parallel::for_each_row_chunk;
-use crate::util::index::dim_i64;
-use crate::util::one_hot::one_hot_shape;
+use opreg_op_logic::index::dim_i64;
+use opreg_op_logic::one_hot::one_hot_shape;
 
 /// `OneHot` for every type TF's CPU kernel has; generic over the index type
 /// only (the values are moved as bytes).

@@ -2,14 +2,14 @@
 //! starts zero-filled and each output row inside the input's box gets the
 //! input row copied in.
 
+use opreg_standard_ops::Pad;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Pad;
 use smallvec::SmallVec;
 
 use super::elements::{ElementOp, run_on_elements};
 use super::parallel::for_each_row_chunk;
-use crate::util::pad::{PadDim, Padding, merge_unpadded, padding};
+use opreg_op_logic::pad::{PadDim, Padding, merge_unpadded, padding};
 
 /// Copies the input into the box of a zero-filled output.
 struct PadPlan {

@@ -1,15 +1,15 @@
 //! `Reshape`, `ExpandDims` and `Squeeze`: the output shares the input's
 //! buffer with a new shape (no copy); the shapes and their checks are
-//! [`crate::util::reshape`]'s.
+//! [`opreg_op_logic::reshape`]'s.
 
+use opreg_standard_ops::{ExpandDims, Reshape, Squeeze};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{ExpandDims, Reshape, Squeeze};
 use registry_core::tensor::TensorShape;
 
-use crate::util::reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
+use opreg_op_logic::reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
 
 /// Sets output 0 to input 0 with `shape` (same buffer).
 fn forward_reshaped(ctx: &mut OpKernelContext<'_>, shape: TensorShape) -> Result<(), KernelError> {

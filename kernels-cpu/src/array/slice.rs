@@ -2,14 +2,14 @@
 //! takes the rest of dimension `i`), validated as TF's
 //! `SharedSliceValidation` does and copied with a [`StridedPlan`].
 
+use opreg_standard_ops::Slice;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Slice;
 
 use super::elements::run_on_elements;
 use super::strided::StridedPlan;
-use crate::util::index::shape_of;
-use crate::util::slice::slice_box;
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::slice::slice_box;
 
 /// `Slice` for every type TF's CPU kernel has.
 #[kernel(

@@ -19,7 +19,7 @@ use smallvec::SmallVec;
 
 use super::elements::ElementOp;
 use super::parallel::{copy, for_each_row_chunk, for_each_row_chunk_min};
-use crate::util::strided::StridedLayout;
+use opreg_op_logic::strided::StridedLayout;
 
 /// A validated strided gather from a one-input tensor (see the module doc).
 #[derive(Debug, Clone)]

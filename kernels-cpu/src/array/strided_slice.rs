@@ -1,18 +1,18 @@
-//! `StridedSlice`: the slice validated by [`crate::util::strided_slice`]
+//! `StridedSlice`: the slice validated by [`opreg_op_logic::strided_slice`]
 //! (TF's `ValidateStridedSliceOp`), then a [`StridedPlan`] over the
 //! processing shape (the final shape only adds new axes of 1 and drops
 //! shrunk ones).
 
+use opreg_standard_ops::StridedSlice;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::StridedSlice;
 
 use super::elements::run_on_elements;
 use super::strided::StridedPlan;
-use crate::util::index::shape_of;
-use crate::util::strided_slice::{Masks, validate};
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::strided_slice::{Masks, validate};
 
 /// `StridedSlice` for every type TF's CPU kernel has.
 #[kernel(

@@ -3,15 +3,15 @@
 //! `[m0, n0, m1, n1, ...]` with input steps `[0, s0, 0, s1, ...]` (a step of
 //! 0 repeats), so the contiguous input rows are copied with memcpy.
 
+use opreg_standard_ops::Tile;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Tile;
 use smallvec::SmallVec;
 
 use super::elements::run_on_elements;
 use super::strided::StridedPlan;
-use crate::util::index::{dim_i64, strides};
-use crate::util::tile::{TileShape, tile_shape};
+use opreg_op_logic::index::{dim_i64, strides};
+use opreg_op_logic::tile::{TileShape, tile_shape};
 
 /// `Tile`: TF registers it with no constraint on `T`, so every dtype we hold
 /// is tiled (as bytes).

@@ -1,16 +1,16 @@
-//! `Transpose`: validates `perm` ([`crate::util::transpose`]), shares the
+//! `Transpose`: validates `perm` ([`opreg_op_logic::transpose`]), shares the
 //! input when the permutation keeps the element order (identity, or only
 //! moves dimensions of size 1), and otherwise runs a [`StridedPlan`]
 //! (tiled for cache when the input's innermost dimension moves).
 
+use opreg_standard_ops::Transpose;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Transpose;
 
 use super::elements::run_on_elements;
 use super::strided::StridedPlan;
-use crate::util::index::shape_of;
-use crate::util::transpose::Transposition;
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::transpose::Transposition;
 
 /// `Transpose` for every type TF's CPU kernel has.
 #[kernel(

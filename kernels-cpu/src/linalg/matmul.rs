@@ -2,11 +2,11 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::MatMul;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::MatMul;
 use registry_core::tensor::Tensor;
 
 use super::gemm::{GemmElement, MatMut, MatRef};

@@ -4,15 +4,15 @@
 //! in the element type (so `half` rounds after every addition), and a
 //! single input is passed through.
 
+use opreg_standard_ops::AddN;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::AddN;
 use registry_core::tensor::Tensor;
 
+use crate::elementwise::chunk_len;
 use crate::numeric::Number;
-use crate::util::add_n::{SummationOrder, check_inputs, summation_order};
-use crate::util::elementwise::chunk_len;
+use opreg_op_logic::add_n::{SummationOrder, check_inputs, summation_order};
 
 /// Elements summed per inner block: all inputs are added into one block of
 /// the output while it is in the L1 cache.

@@ -4,11 +4,11 @@
 //! and integer powers with negative exponents are `InvalidArgument` errors
 //! (checked before any output is written).
 
-use registry_core::kernel;
-use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::{
+use opreg_standard_ops::{
     AddV2, FloorDiv, FloorMod, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub,
 };
+use registry_core::kernel;
+use registry_core::kernel::{KernelError, OpKernelContext};
 
 use super::driver::{binary, binary_checked};
 use super::scalar::{Conjugate, FloorDivMod, PowOp, Transcendental, tf_max, tf_min};

@@ -6,16 +6,16 @@
 //! quantized types convert as their stored integers. The element rules are
 //! in [`cast_rules`](super::cast_rules).
 
+use opreg_standard_ops::Cast;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::standard_ops::Cast;
 use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
 
 use super::cast_rules::{CastDst, CastSrc, Truncate, truncation_bits};
-use crate::util::elementwise::map_into;
+use crate::elementwise::map_into;
 
 /// Converts every element of the first tensor into the second (same shape).
 type CastFn = fn(&Tensor, &mut Tensor) -> Result<(), KernelError>;

@@ -4,12 +4,12 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::{Equal, Greater, LogicalAnd};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::{Equal, Greater, LogicalAnd};
 use registry_core::tensor::Tensor;
 
 use super::data::TensorData;

@@ -2,17 +2,17 @@
 //! inputs, forward an input buffer to the output when TF would (a unique
 //! input of the output's dtype and element count, TF's
 //! `forward_input_or_allocate_output`) or allocate it, then run the loop of
-//! [`crate::util::elementwise`].
+//! [`crate::elementwise`].
 
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::tensor::{Tensor, TensorShape};
 
 use super::data::TensorData;
-use crate::numeric::Element;
-use crate::util::broadcast::{Broadcast, BroadcastError};
-use crate::util::elementwise::{
+use crate::elementwise::{
     binary_in_place_left, binary_in_place_right, binary_into, map_in_place, map_into,
 };
+use crate::numeric::Element;
+use opreg_op_logic::broadcast::{Broadcast, BroadcastError};
 
 /// `y = f(x)` element-wise, in place when input 0 can be forwarded.
 pub(crate) fn unary<T, F>(ctx: &mut OpKernelContext<'_>, f: F) -> Result<(), KernelError>

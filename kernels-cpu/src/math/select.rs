@@ -5,16 +5,16 @@
 //! of the output's shape is forwarded and only the other operand's
 //! elements are written.
 
+use opreg_standard_ops::{Select, SelectV2};
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::{Select, SelectV2};
 use registry_core::tensor::{Tensor, TensorShape};
 
 use super::data::TensorData;
-use crate::util::broadcast::Broadcast;
-use crate::util::elementwise::{PARALLEL_MIN_ELEMENTS, chunk_len, for_each_segment};
-use crate::util::select::{SelectV1, broadcast_error, v1_mode_of};
+use crate::elementwise::{PARALLEL_MIN_ELEMENTS, chunk_len, for_each_segment};
+use opreg_op_logic::broadcast::Broadcast;
+use opreg_op_logic::select::{SelectV1, broadcast_error, v1_mode_of};
 
 /// Where the output's values come from.
 enum Target {

@@ -2,9 +2,9 @@
 //! `Rsqrt`, `Square`, `Sigmoid`, `Tanh`, `Floor`, for every type TF's CPU
 //! kernels have. The input is updated in place when it can be forwarded.
 
+use opreg_standard_ops::{Abs, Exp, Floor, Log, Neg, Rsqrt, Sigmoid, Sqrt, Square, Tanh};
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::{Abs, Exp, Floor, Log, Neg, Rsqrt, Sigmoid, Sqrt, Square, Tanh};
 
 use super::driver::unary;
 use super::scalar::{AbsOp, NegOp, Transcendental};

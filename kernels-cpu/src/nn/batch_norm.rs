@@ -2,16 +2,16 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::FusedBatchNormV3;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::FusedBatchNormV3;
 use registry_core::tensor::TensorShape;
 
 use crate::numeric::Float;
-use crate::util::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
+use opreg_op_logic::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
 
 /// Elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;

@@ -2,16 +2,16 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::BiasAdd;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::BiasAdd;
 use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
 use crate::numeric::Element;
-use crate::util::window::DataFormat;
+use opreg_op_logic::window::DataFormat;
 
 /// Elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;

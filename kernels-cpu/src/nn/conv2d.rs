@@ -1,19 +1,19 @@
-//! `Conv2D`: validation and output geometry are [`crate::util::conv`]'s
+//! `Conv2D`: validation and output geometry are [`opreg_op_logic::conv`]'s
 //! (TF's `InitConv2DParameters`, `ComputeConv2DDimension` and the
 //! launcher's checks); the arithmetic is in [`super::im2col`].
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::Conv2D;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Conv2D;
 
 use super::gemm::GemmElement;
 use super::im2col::conv2d_nhwc;
-use crate::util::conv::Conv2DParams;
-use crate::util::window::DataFormat;
+use opreg_op_logic::conv::Conv2DParams;
+use opreg_op_logic::window::DataFormat;
 
 /// `Conv2D` on the CPU (NHWC only, as TensorFlow's CPU kernel): im2col
 /// patches multiplied by the filter with the `gemm` crate (`int32` with a

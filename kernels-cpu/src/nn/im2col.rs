@@ -5,8 +5,8 @@ use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
 use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
-use crate::util::conv::ConvGeometry;
-use crate::util::window::tap;
+use opreg_op_logic::conv::ConvGeometry;
+use opreg_op_logic::window::tap;
 
 /// Bytes of im2col patches built at a time (bounds the scratch memory).
 const PATCH_BUDGET_BYTES: usize = 8 << 20;

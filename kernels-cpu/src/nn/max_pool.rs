@@ -2,16 +2,16 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::MaxPool;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::MaxPool;
 
 use crate::numeric::Real;
-use crate::util::pool::{Pool2DParams, PoolGeometry, PoolWindows};
-use crate::util::window::{DataFormat, Padding};
+use opreg_op_logic::pool::{Pool2DParams, PoolGeometry, PoolWindows};
+use opreg_op_logic::window::{DataFormat, Padding};
 
 /// Output elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;

@@ -1,7 +1,7 @@
 //! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Relu, Softmax and
 //! FusedBatchNormV3. Data formats, padding, window sizes and the checks of
-//! Conv2D and MaxPool are in [`crate::util::window`], [`crate::util::conv`]
-//! and [`crate::util::pool`] (shared with the GPU kernels).
+//! Conv2D and MaxPool are in [`opreg_op_logic::window`], [`opreg_op_logic::conv`]
+//! and [`opreg_op_logic::pool`] (shared with the GPU kernels).
 
 // Conv2D multiplies with the matrix-product engine of `linalg`; when that
 // group is compiled out, the same source is compiled here.

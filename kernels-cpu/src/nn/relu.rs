@@ -1,9 +1,9 @@
 //! `Relu`: `max(features, 0)`.
 
+use opreg_standard_ops::Relu;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Relu;
 use registry_core::tensor::{bf16, f16};
 
 use crate::numeric::Element;

@@ -1,10 +1,10 @@
 //! `Softmax` over the last dimension.
 
 use num_traits::Float as _;
+use opreg_standard_ops::Softmax;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
-use registry_core::standard_ops::Softmax;
 use registry_core::tensor::{bf16, f16};
 
 use crate::numeric::Element;

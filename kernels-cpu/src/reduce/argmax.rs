@@ -10,16 +10,16 @@
 //! `output_type` int16/uint16 indices wrap past their range, as TF's
 //! `static_cast` does.
 
+use opreg_standard_ops::ArgMax;
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::DataType;
-use registry_core::standard_ops::ArgMax;
 use registry_core::tensor::{TensorElement, bf16, f16};
 
 use super::engine::PARALLEL_MIN;
 use crate::numeric::Element;
-use crate::util::axes::ArgAxis;
+use opreg_op_logic::axes::ArgAxis;
 
 /// An element type ArgMax compares.
 pub trait ArgMaxElement: Element + TensorElement {

@@ -1,12 +1,12 @@
 //! A reduction planned for the CPU engine: the axes checked and the input
 //! simplified as TensorFlow's `ReductionHelper::Simplify` does, by
-//! [`crate::util::axes`] (shared with the GPU reductions).
+//! [`opreg_op_logic::axes`] (shared with the GPU reductions).
 
 use registry_core::kernel::KernelError;
 use registry_core::tensor::TensorShape;
 use smallvec::SmallVec;
 
-use crate::util::axes::Reduction;
+use opreg_op_logic::axes::Reduction;
 
 /// A reduction simplified to alternating runs of reduced and kept
 /// dimensions, with the output's shape.

@@ -10,7 +10,7 @@
 //! rayon; results do not depend on the number of threads.
 //!
 //! Modules: `axes` (the simplified problem, planned from
-//! [`crate::util::axes`], which reads `reduction_indices` and checks the
+//! [`opreg_op_logic::axes`], which reads `reduction_indices` and checks the
 //! axes for the GPU kernels too), `engine` (the generic, vectorizable reduction loops),
 //! `reducers` (the accumulators of Sum, Mean and Max and their element
 //! traits), `sum_mean_max` (those three kernels) and `argmax` (ArgMax).

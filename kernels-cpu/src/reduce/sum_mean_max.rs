@@ -3,17 +3,17 @@
 
 use std::marker::PhantomData;
 
+use opreg_standard_ops::{Max, Mean, Sum};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{Max, Mean, Sum};
 use registry_core::tensor::TensorElement;
 
 use super::axes::ReductionPlan;
 use super::engine::{self, Reducer};
 use super::reducers::{MaxElement, MaxReducer, MeanReducer, SumElement, SumReducer};
-use crate::util::axes::read_axes;
+use opreg_op_logic::axes::read_axes;
 
 /// Runs a reduction of input 0 over the axes in input 1 (TF's
 /// `ReductionOp::Compute`): validates the axes, shares the input when

@@ -2,21 +2,21 @@
 //! `[rows, cols_i]` matrix (`rows` = the product of the dimensions before
 //! the axis) and the output as `[rows, Σ cols_i]`; each non-empty input is
 //! copied into its columns by one launch of `concat_copy`. The checks and
-//! the output's layout are `kernels_cpu::util::concat`'s (TF's messages,
+//! the output's layout are `opreg_op_logic::concat`'s (TF's messages,
 //! as on the CPU).
 
-use kernels_cpu::util::concat::{ConcatLayout, concat_layout, pack_layout};
+use opreg_op_logic::concat::{ConcatLayout, concat_layout, pack_layout};
+use opreg_standard_ops::{ConcatV2, Pack};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{ConcatV2, Pack};
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
 use super::mover::Mover;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// The first `n` inputs of a variadic node (cheap clones).
 fn inputs(ctx: &OpKernelContext<'_>, n: usize) -> Result<Vec<Tensor>, KernelError> {

@@ -1,15 +1,15 @@
 //! `Const`, `Identity` and `NoOp` on the GPU.
 
-use kernels_cpu::util::constant::const_value;
+use opreg_op_logic::constant::const_value;
+use opreg_standard_ops::{Const, Identity, NoOp};
 use registry_core::device::Device;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{Const, Identity, NoOp};
 use registry_core::tensor::Tensor;
 
-use crate::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 
 /// `Const`: the `value` attr's tensor, uploaded once when the kernel is
 /// built; every output shares that device buffer. (`int32` is

@@ -9,18 +9,18 @@
 
 use std::marker::PhantomData;
 
-use kernels_cpu::util::gather::gather_geometry_of;
+use opreg_op_logic::gather::gather_geometry_of;
+use opreg_standard_ops::GatherV2;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::standard_ops::GatherV2;
 use registry_core::tensor::TensorElement;
 
 use super::mover::Mover;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `GatherV2` for TF's GPU types, with int32 or int64 indices; `axis` on
 /// the host.

@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
-use kernels_cpu::util::gather::GatherGeometry;
+use opreg_op_logic::gather::GatherGeometry;
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::{Tensor, TensorShape, element_size};
 
 use super::plan::{PadPlan, StridedPlan, TilePlan};
 use super::source::move_source;
-use crate::gpu::{GpuDevice, ShapeArg, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, ShapeArg, gpu_error, grid_for};
 
 /// An entry point of the data-movement source for a dtype's element size,
 /// compiled (once per process) when the kernel is built.

@@ -7,18 +7,18 @@
 
 use std::marker::PhantomData;
 
-use kernels_cpu::util::one_hot::{OneHotShape, one_hot_shape};
+use opreg_op_logic::one_hot::{OneHotShape, one_hot_shape};
+use opreg_standard_ops::OneHot;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::standard_ops::OneHot;
 use registry_core::tensor::TensorElement;
 
 use super::mover::Mover;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `OneHot` for TF's GPU types, with uint8, int32 or int64 indices; `depth`
 /// on the host.

@@ -3,17 +3,17 @@
 //! (`pad_copy`). The paddings are checked as the CPU kernel does
 //! ([`padding`]).
 
-use kernels_cpu::util::pad::{Padding, padding};
+use opreg_op_logic::pad::{Padding, padding};
+use opreg_standard_ops::Pad;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Pad;
 
 use super::mover::Mover;
 use super::plan::PadPlan;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `Pad` for TF's GPU types; `paddings` on the host.
 #[kernel(

@@ -4,12 +4,12 @@
 //! proved inside the input before anything is launched (by the CPU copy's
 //! [`StridedLayout`]). Pure functions, tested everywhere.
 
-use kernels_cpu::util::pad::{PadDim, merge_unpadded};
-use kernels_cpu::util::strided::StridedLayout;
+use opreg_op_logic::pad::{PadDim, merge_unpadded};
+use opreg_op_logic::strided::StridedLayout;
 use registry_core::kernel::KernelError;
 use smallvec::SmallVec;
 
-use crate::gpu::{MAX_RANK, ShapeArg};
+use opreg_cuda::{MAX_RANK, ShapeArg};
 
 /// The error for a copy that still has more than [`MAX_RANK`] dimensions
 /// after merging.

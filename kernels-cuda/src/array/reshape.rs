@@ -1,14 +1,14 @@
 //! `Reshape`, `ExpandDims` and `Squeeze` on the GPU: the output shares the
 //! input's device buffer with a new shape (no copy, no launch). The shapes,
-//! checks and messages are `kernels_cpu::util::reshape`'s (TF's), as on
+//! checks and messages are `opreg_op_logic::reshape`'s (TF's), as on
 //! the CPU.
 
-use kernels_cpu::util::reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
+use opreg_op_logic::reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
+use opreg_standard_ops::{ExpandDims, Reshape, Squeeze};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::{ExpandDims, Reshape, Squeeze};
 use registry_core::tensor::TensorShape;
 
 /// Sets output 0 to input 0 with `shape` (same buffer).

@@ -2,18 +2,18 @@
 //! (`size[i] = -1` takes the rest of dimension `i`), validated as TF's
 //! `SharedSliceValidation` does and copied with the strided copy.
 
-use kernels_cpu::util::index::shape_of;
-use kernels_cpu::util::slice::slice_box;
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::slice::slice_box;
+use opreg_standard_ops::Slice;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Slice;
 
 use super::mover::Mover;
 use super::plan::StridedPlan;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `Slice` for TF's GPU types; `begin` and `size` on the host.
 #[kernel(

@@ -17,7 +17,7 @@
 //! - `one_hot_u8`/`one_hot_i32`/`one_hot_i64(indices, on, off, y, n, depth, suffix)`:
 //!   `OneHot`.
 
-use crate::gpu::KernelSource;
+use opreg_cuda::KernelSource;
 
 /// The element sizes a [`move_source`] exists for.
 pub const UNIT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];

@@ -1,21 +1,21 @@
 //! `StridedSlice` on the GPU: the slice validated by
-//! `kernels_cpu::util::strided_slice` (TF's `ValidateStridedSliceOp`, as the
+//! `opreg_op_logic::strided_slice` (TF's `ValidateStridedSliceOp`, as the
 //! CPU kernel does), then the strided copy over the processing shape (the
 //! final shape only adds new axes of 1 and drops shrunk ones; negative
 //! strides are negative steps).
 
-use kernels_cpu::util::index::shape_of;
-use kernels_cpu::util::strided_slice::{Masks, validate};
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::strided_slice::{Masks, validate};
+use opreg_standard_ops::StridedSlice;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::StridedSlice;
 
 use super::mover::Mover;
 use super::plan::StridedPlan;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `StridedSlice` for TF's GPU types; `begin`, `end` and `strides` on the
 /// host.

@@ -3,17 +3,17 @@
 //! index modulo the input's dimensions (`tile_copy`). The multiples are
 //! checked as the CPU kernel does ([`tile_shape`]).
 
-use kernels_cpu::util::tile::{TileShape, tile_shape};
+use opreg_op_logic::tile::{TileShape, tile_shape};
+use opreg_standard_ops::Tile;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Tile;
 
 use super::mover::Mover;
 use super::plan::TilePlan;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
+use opreg_cuda::gpu_bytes;
 
 /// `Tile` for TF's GPU types; `multiples` on the host.
 #[kernel(

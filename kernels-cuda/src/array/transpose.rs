@@ -1,19 +1,19 @@
 //! `Transpose` on the GPU: validates `perm` with
-//! `kernels_cpu::util::transpose` (TF's messages, as on the CPU), shares the
+//! `opreg_op_logic::transpose` (TF's messages, as on the CPU), shares the
 //! input when the permutation keeps the element order, and otherwise runs
 //! the strided copy.
 
 use super::mover::Mover;
 use super::plan::StridedPlan;
 use super::source::entry;
-use crate::gpu::gpu_bytes;
-use kernels_cpu::util::index::shape_of;
-use kernels_cpu::util::transpose::Transposition;
+use opreg_cuda::gpu_bytes;
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::transpose::Transposition;
+use opreg_standard_ops::Transpose;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Transpose;
 
 /// `Transpose` for TF's GPU types (`TF_CALL_POD_TYPES`); `perm` on the host.
 #[kernel(

@@ -14,14 +14,14 @@ use cudarc::cublas::sys::{
     cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType_t,
 };
 use cudarc::driver::{DevicePtr, DevicePtrMut};
+use opreg_standard_ops::MatMul;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::MatMul;
 use registry_core::tensor::{TensorElement, TensorShape, bf16, f16};
 
-use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error};
+use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error};
 
 /// An element type MatMul runs through `cublasGemmEx`: its cuBLAS data type
 /// and compute type, and the type of `alpha`/`beta`.

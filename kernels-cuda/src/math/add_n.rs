@@ -10,18 +10,18 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
-use kernels_cpu::util::add_n::{SummationOrder, check_inputs, summation_order};
+use opreg_op_logic::add_n::{SummationOrder, check_inputs, summation_order};
+use opreg_standard_ops::AddN;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::AddN;
 use registry_core::tensor::TensorElement;
 
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{ADD_N_BATCH, add_n_source, vector_width};
-use crate::gpu::{GpuDevice, gpu_error};
+use opreg_cuda::{GpuDevice, gpu_error};
 
 /// Up to [`ADD_N_BATCH`] device addresses passed by value: the source's
 /// `struct ptr_arg { const T* p[8]; }`.

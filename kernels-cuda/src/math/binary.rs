@@ -17,21 +17,21 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use opreg_standard_ops::{
+    AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv,
+    SquaredDifference, Sub,
+};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::{
-    AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv,
-    SquaredDifference, Sub,
-};
 use registry_core::tensor::{TensorElement, TensorShape};
 
 use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{BinaryFn, binary_entry, binary_source, vector_width};
-use crate::gpu::{GpuDevice, ShapeArg, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, ShapeArg, gpu_error, grid_for};
 
 /// Which loop a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,12 +15,12 @@
 //! assert!(BroadcastPlan::new([&[2, 3][..], &[4][..]]).is_err());
 //! ```
 
-pub use kernels_cpu::util::broadcast::{Broadcast as BroadcastPlan, BroadcastError};
+pub use opreg_op_logic::broadcast::{Broadcast as BroadcastPlan, BroadcastError};
 use registry_core::kernel::KernelError;
 #[cfg(test)]
 use registry_core::tensor::TensorShape;
 
-use crate::gpu::{MAX_RANK, ShapeArg};
+use opreg_cuda::{MAX_RANK, ShapeArg};
 
 /// What the GPU kernels ask of a [`BroadcastPlan`] beyond the CPU's.
 pub trait GpuBroadcast<const K: usize> {

@@ -11,16 +11,16 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use opreg_standard_ops::Cast;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::Cast;
 
 use super::io::{empty_output, flat_launch, input_address, new_output};
 use super::source::{cast_source, vector_width};
-use crate::gpu::{GpuDevice, gpu_error};
+use opreg_cuda::{GpuDevice, gpu_error};
 
 /// What a built `Cast` kernel does.
 enum Plan {

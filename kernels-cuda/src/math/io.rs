@@ -16,7 +16,7 @@ use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::{Tensor, TensorShape};
 
 use super::source::gpu_element_size;
-use crate::gpu::{GpuDevice, GpuMemory, gpu_bytes, grid_for};
+use opreg_cuda::{GpuDevice, GpuMemory, gpu_bytes, grid_for};
 
 /// The device address of `bytes`.
 pub(crate) fn address(bytes: &CudaSlice<u8>, stream: &CudaStream) -> u64 {

@@ -29,7 +29,7 @@ pub mod unary;
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 
-use crate::gpu::KernelSource;
+use opreg_cuda::KernelSource;
 use source::{BinaryFn, UnaryFn};
 
 /// The ops this module has GPU kernels for.

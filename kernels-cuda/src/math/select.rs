@@ -14,20 +14,20 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cpu::util::index::shape_of;
-use kernels_cpu::util::select::{SelectV1, broadcast_error, v1_mode, v1_mode_of};
+use opreg_op_logic::index::shape_of;
+use opreg_op_logic::select::{SelectV1, broadcast_error, v1_mode, v1_mode_of};
+use opreg_standard_ops::{Select, SelectV2};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::{Select, SelectV2};
 use registry_core::tensor::{Tensor, TensorElement};
 
 use super::broadcast::{BroadcastPlan, GpuBroadcast};
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{select_entry, select_source, vector_width};
-use crate::gpu::{GpuDevice, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, gpu_error, grid_for};
 
 /// The condition, `t` and `e` shapes to broadcast, after `Select`'s v1
 /// checks ([`v1_mode`], TF's messages). A row condition becomes

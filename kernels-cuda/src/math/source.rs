@@ -1,13 +1,13 @@
 //! The CUDA C sources of the element-wise kernels: one source per (op,
 //! dtype), generated from a few templates ([`COMMON`] plus a family body)
 //! with the op's scalar expression spliced in. Each is compiled with NVRTC
-//! (after the GPU [`PRELUDE`](crate::gpu::PRELUDE)) when a kernel is built.
+//! (after the GPU [`PRELUDE`](opreg_cuda::PRELUDE)) when a kernel is built.
 //!
 //! Every kernel loops with `GRID_STRIDE`. The flat paths (same shapes, or
 //! one scalar operand) move 16 bytes per operand per step through aligned
 //! `pack` loads when every pointer is aligned (always, for the pool's
 //! allocations) and finish the tail element by element; broadcasting walks
-//! the output index through up to [`MAX_RANK`](crate::gpu::MAX_RANK)
+//! the output index through up to [`MAX_RANK`](opreg_cuda::MAX_RANK)
 //! merged dimensions, in 32-bit arithmetic when the output has fewer than
 //! 2^31 elements.
 //!
@@ -37,7 +37,7 @@
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 
-use crate::gpu::{KernelSource, cuda_type};
+use opreg_cuda::{KernelSource, cuda_type};
 
 /// Device code every element-wise source shares (after the GPU prelude):
 /// aligned packs, wrapping integer arithmetic, integer floor division,

@@ -6,17 +6,17 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use opreg_standard_ops::{Abs, Exp, Floor, Log, Neg, Rsqrt, Sigmoid, Sqrt, Square, Tanh};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::{Abs, Exp, Floor, Log, Neg, Rsqrt, Sigmoid, Sqrt, Square, Tanh};
 use registry_core::tensor::TensorElement;
 
 use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
 use super::source::{UnaryFn, unary_source, vector_width};
-use crate::gpu::{GpuDevice, gpu_error};
+use opreg_cuda::{GpuDevice, gpu_error};
 
 /// A unary function on one dtype, compiled for the GPU.
 pub struct UnaryKernel {

@@ -7,18 +7,18 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
-use kernels_cpu::util::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
+use opreg_op_logic::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
+use opreg_standard_ops::FusedBatchNormV3;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::standard_ops::FusedBatchNormV3;
 use registry_core::tensor::{Tensor, TensorElement, TensorShape};
 
 use super::softmax::row_blocks;
 use super::sources;
-use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
 
 /// `FusedBatchNormV3` on the GPU, `T` in {float, half, bfloat16} with
 /// `U = float`; 4-D or 5-D `x` in any of the op's data formats. Outputs as

@@ -4,16 +4,16 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cpu::util::window::DataFormat;
+use opreg_op_logic::window::DataFormat;
+use opreg_standard_ops::BiasAdd;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::BiasAdd;
 use registry_core::tensor::{TensorElement, TensorShape};
 
 use super::sources;
-use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
 
 /// `BiasAdd` on the GPU (TF's GPU types: half, bfloat16, float, double,
 /// int32): `value + bias` along the channel dimension (the last for NHWC,

@@ -1,6 +1,6 @@
 //! `Conv2D` on the GPU through cuDNN (`cudnnConvolutionForward`), NHWC and
 //! NCHW, with TF's validation and output geometry
-//! (`kernels_cpu::util::conv`, as on the CPU).
+//! (`opreg_op_logic::conv`, as on the CPU).
 //!
 //! The HWIO filter is permuted by an NVRTC kernel into the layout cuDNN
 //! reads for the data format (KCRS for NCHW, KRSC for NHWC). cuDNN pads
@@ -14,17 +14,17 @@ use std::sync::Arc;
 
 use cudarc::cudnn::{ConvForward, CudnnDataType, CudnnError, sys as cudnn_sys};
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
-use kernels_cpu::util::conv::{Conv2DParams, ConvGeometry};
-use kernels_cpu::util::window::{DataFormat, Window};
+use opreg_op_logic::conv::{Conv2DParams, ConvGeometry};
+use opreg_op_logic::window::{DataFormat, Window};
+use opreg_standard_ops::Conv2D;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Conv2D;
 use registry_core::tensor::{TensorElement, TensorShape, f16};
 
 use super::sources;
-use crate::gpu::{GpuDevice, GpuKernelIo, ShapeArg, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, GpuKernelIo, ShapeArg, gpu_error, grid_for};
 
 /// cuDNN's `CUDNN_DATA_HALF` elements (IEEE half bits), with `float`
 /// scaling parameters.

@@ -8,17 +8,17 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
-use kernels_cpu::util::pool::{Pool2DParams, PoolWindows};
-use kernels_cpu::util::window::DataFormat;
+use opreg_op_logic::pool::{Pool2DParams, PoolWindows};
+use opreg_op_logic::window::DataFormat;
+use opreg_standard_ops::MaxPool;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::MaxPool;
 use registry_core::tensor::{TensorElement, TensorShape};
 
 use super::sources;
-use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
 
 /// The kernel's `struct pool_geometry` (see
 /// [`sources::max_pool`](super::sources::max_pool)), passed by value.

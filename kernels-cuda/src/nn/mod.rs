@@ -23,7 +23,7 @@ pub mod sources;
 
 /// Data formats, padding kinds and window sizes of Conv2D and MaxPool: the
 /// CPU kernels' host-side geometry, shared.
-pub use kernels_cpu::util::window;
+pub use opreg_op_logic::window;
 
 pub use batch_norm::FusedBatchNormV3Gpu;
 pub use bias_add::BiasAddGpu;

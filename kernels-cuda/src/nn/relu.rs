@@ -4,15 +4,15 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
+use opreg_standard_ops::Relu;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Relu;
 use registry_core::tensor::TensorElement;
 
 use super::sources;
-use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
 
 /// `Relu` on the GPU for TF's GPU types (half, bfloat16, float, double):
 /// `max(features, 0)` keeping NaN and `-0` as Eigen's `cwiseMax` does.

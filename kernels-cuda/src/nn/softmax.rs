@@ -6,15 +6,15 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use opreg_standard_ops::Softmax;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::standard_ops::Softmax;
 use registry_core::tensor::TensorElement;
 
 use super::sources::{self, REDUCE_BLOCK};
-use crate::gpu::{GpuDevice, GpuKernelIo, gpu_error};
+use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error};
 
 /// The most blocks a row-per-block launch uses (rows beyond are
 /// grid-strided).

@@ -1,12 +1,12 @@
 //! CUDA C sources of the nn kernels, one per (op, dtype), compiled with
-//! NVRTC after the [`PRELUDE`](crate::gpu::PRELUDE). Each starts with
+//! NVRTC after the [`PRELUDE`](opreg_cuda::PRELUDE). Each starts with
 //! `typedef <element> T; typedef compute_t<T>::type C;` and then the op's
 //! kernels, written once for every element type.
 
 use registry_core::kernel::KernelError;
 use registry_core::proto::DataType;
 
-use crate::gpu::{KernelSource, cuda_type};
+use opreg_cuda::{KernelSource, cuda_type};
 
 /// Threads per block of the kernels that reduce within a block (Softmax
 /// rows, batch-norm channels); the sources assume exactly this many.

@@ -7,18 +7,18 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cpu::util::axes::ArgAxis;
+use opreg_op_logic::axes::ArgAxis;
+use opreg_standard_ops::ArgMax;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::standard_ops::ArgMax;
 use registry_core::tensor::{TensorElement, element_size};
 
 use super::launch::{Pass, blocks_config, idx, strategy};
 use super::source::{arg_max_source, entry};
-use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
 
 /// `ArgMax` for TF's GPU types, indices as int32 or int64; `dimension` on
 /// the host.

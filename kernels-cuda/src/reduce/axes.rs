@@ -1,16 +1,16 @@
 //! Planning a reduction on the host: the axes read and checked, and the
 //! input simplified (TensorFlow's `ReductionHelper::Simplify`: size-1
 //! dimensions dropped, adjacent reduced or kept dimensions merged) by
-//! `kernels_cpu::util::axes`, as on the CPU; then the GPU layout:
+//! `opreg_op_logic::axes`, as on the CPU; then the GPU layout:
 //! `[outer, r, inner]` when the reduced dimensions are one contiguous run,
 //! else a permutation that moves them last first.
 
-use kernels_cpu::util::axes::Reduction;
+use opreg_op_logic::axes::Reduction;
 use registry_core::kernel::KernelError;
 use registry_core::tensor::TensorShape;
 use smallvec::SmallVec;
 
-use crate::gpu::ShapeArg;
+use opreg_cuda::ShapeArg;
 
 /// How the GPU reduces an input.
 #[derive(Debug, Clone, PartialEq, Eq)]

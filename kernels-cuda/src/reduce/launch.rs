@@ -3,7 +3,7 @@
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use registry_core::kernel::KernelError;
 
-use crate::gpu::{BLOCK, GpuDevice, gpu_error, grid_for};
+use opreg_cuda::{BLOCK, GpuDevice, gpu_error, grid_for};
 
 /// Reductions this short run one thread per output.
 const SERIAL_MAX_R: usize = 32;

@@ -31,7 +31,7 @@
 
 use registry_core::proto::{DataType, DataTypeExt};
 
-use crate::gpu::{KernelSource, cuda_type};
+use opreg_cuda::{KernelSource, cuda_type};
 
 /// The reductions with sources here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

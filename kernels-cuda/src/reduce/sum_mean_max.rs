@@ -6,19 +6,19 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cpu::util::axes::read_axes;
+use opreg_op_logic::axes::read_axes;
+use opreg_standard_ops::{Max, Mean, Sum};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::standard_ops::{Max, Mean, Sum};
 use registry_core::tensor::{Tensor, TensorElement, element_size};
 
 use super::axes::{Layout, ReductionPlan};
 use super::launch::{ReduceFunctions, idx, reduce_into};
 use super::source::{ReduceOp, entry, reduce_source};
-use crate::gpu::{GpuDevice, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
 
 /// A compiled reduction of one op on one dtype.
 pub(crate) struct Reduction {

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use kernels_cuda::gpu::GpuDevice;
+use opreg_cuda::GpuDevice;
 use registry_core::create_op_kernel;
 use registry_core::device::Device;
 use registry_core::kernel::KernelError;

@@ -49,6 +49,16 @@ pub struct KernelRegistration {
 inventory::collect!(KernelRegistration);
 
 impl KernelRegistration {
+    /// True when no lookup could tell `self` and `other` apart: the same
+    /// op, device, label, priority and type constraints.
+    pub fn same_key(&self, other: &KernelRegistration) -> bool {
+        self.op == other.op
+            && self.device == other.device
+            && self.label == other.label
+            && self.priority == other.priority
+            && self.constraints == other.constraints
+    }
+
     /// The registration as TensorFlow's `KernelDef`.
     ///
     /// ```

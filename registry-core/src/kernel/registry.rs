@@ -106,7 +106,7 @@ impl KernelRegistry {
     ) -> Option<&'static KernelRegistration> {
         self.kernels_for_op(registration.op)
             .into_iter()
-            .find(|existing| crate::library::same_kernel_key(existing, registration))
+            .find(|existing| existing.same_key(registration))
     }
 
     /// The number of registrations.

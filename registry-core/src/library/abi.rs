@@ -97,6 +97,64 @@ impl LibraryContents {
     }
 }
 
+/// Why a [`LibraryHeader`] was refused before any of the library's Rust
+/// code was used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// Not a header this build can read (another magic, layout version, or
+    /// no fingerprint).
+    #[error("unreadable header ({0})")]
+    Unreadable(String),
+    /// Built by another compiler, registry-core version or settings.
+    #[error("incompatible build: library {library}, host {host}")]
+    Incompatible {
+        /// The library's build fingerprint.
+        library: String,
+        /// The host's ([`FINGERPRINT`]).
+        host: String,
+    },
+}
+
+impl LibraryHeader {
+    /// Checks the header's C-layout fields (magic, layout version, build
+    /// fingerprint) and, when the library was built like this host, returns
+    /// its contents.
+    ///
+    /// # Safety
+    /// `self` must be the header an op library exports, read while the
+    /// library stays loaded (for ever: libraries are never unloaded), so
+    /// that its pointers are valid.
+    pub unsafe fn contents_if_compatible(&self) -> Result<&'static LibraryContents, HeaderError> {
+        if self.magic != MAGIC {
+            return Err(HeaderError::Unreadable(format!("magic {:?}", self.magic)));
+        }
+        if self.header_version != HEADER_VERSION {
+            return Err(HeaderError::Unreadable(format!(
+                "header version {}, this build reads {HEADER_VERSION}",
+                self.header_version
+            )));
+        }
+        if self.fingerprint.is_null() || self.fingerprint_len > 4096 {
+            return Err(HeaderError::Unreadable("no build fingerprint".into()));
+        }
+        // SAFETY: a version-1 header points at `fingerprint_len` bytes of a
+        // string literal in the (still loaded) library; the length is bounded.
+        let bytes = unsafe { std::slice::from_raw_parts(self.fingerprint, self.fingerprint_len) };
+        let library = String::from_utf8_lossy(bytes);
+        if library != FINGERPRINT {
+            return Err(HeaderError::Incompatible {
+                library: library.into_owned(),
+                host: FINGERPRINT.to_owned(),
+            });
+        }
+        // SAFETY: the fingerprint matched: the library was built from the
+        // same registry-core with the same compiler and settings, so its
+        // `contents` returns a `&'static LibraryContents` of our own layout,
+        // valid while the library is loaded (the caller's promise).
+        Ok(unsafe { &*(self.contents)().cast::<LibraryContents>() })
+    }
+}
+
 /// True when `module_path`'s first segment is `crate_name` (a `const`
 /// check of [`export_op_library!`](crate::export_op_library)'s argument).
 pub const fn is_crate_of(crate_name: &str, module_path: &str) -> bool {

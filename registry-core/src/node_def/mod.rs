@@ -506,6 +506,6 @@ fn closest_attr(op_def: &OpDef, name: &str) -> Option<String> {
 }
 
 /// TF's `TypesCompatible`: equal, or a reference type feeding its base type.
-pub(crate) fn types_compatible(expected: DataType, actual: DataType) -> bool {
+pub fn types_compatible(expected: DataType, actual: DataType) -> bool {
     expected == actual || (actual.is_ref() && actual.base() == expected)
 }

@@ -390,7 +390,8 @@ impl<'a> InferenceContext<'a> {
         let Some(t) = self.input_tensor(index)? else {
             return Ok(None);
         };
-        tensor_ints(t).map(Some).map_err(|message| {
+        t.int_values().map(Some).map_err(|e| {
+            let message = e.to_string();
             self.input_error(
                 index,
                 ShapeError::InvalidConstant {
@@ -500,30 +501,6 @@ impl<'a> InferenceContext<'a> {
     /// The shape of output `index`, if set.
     pub fn output(&self, index: usize) -> Option<&Shape> {
         self.outputs.get(index).and_then(Option::as_ref)
-    }
-}
-
-/// The elements of an integer tensor as `i64`s.
-pub(crate) fn tensor_ints(t: &Tensor) -> Result<Vec<i64>, String> {
-    let bad = |e: crate::tensor::TensorError| e.to_string();
-    match t.dtype() {
-        DataType::DtInt32 => Ok(t
-            .as_slice::<i32>()
-            .map_err(bad)?
-            .iter()
-            .map(|&v| i64::from(v))
-            .collect()),
-        DataType::DtInt64 => Ok(t.as_slice::<i64>().map_err(bad)?.to_vec()),
-        DataType::DtInt16 => Ok(t
-            .as_slice::<i16>()
-            .map_err(bad)?
-            .iter()
-            .map(|&v| i64::from(v))
-            .collect()),
-        other => Err(format!(
-            "expected an int16, int32 or int64 tensor, got {}",
-            opreg_proto::DataTypeExt::type_name(other)
-        )),
     }
 }
 

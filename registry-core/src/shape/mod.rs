@@ -1,5 +1,6 @@
 //! Shape inference: TensorFlow's `shape_inference::InferenceContext` and
-//! the shape functions of the standard ops.
+//! the common shape functions any op may use (the standard ops' own are in
+//! `opreg-standard-ops`).
 //!
 //! - [`Shape`] and [`Dim`]: shapes with an unknown rank or unknown
 //!   dimensions, and TF's algebra on them (merge, broadcast, subshape, dim
@@ -9,9 +10,8 @@
 //!   it sets (output shapes).
 //! - [`ShapeFn`]: the type of a shape function, as `#[op(shape_fn = path)]`
 //!   takes it.
-//! - [`common`]: TF's `common_shape_fns` (unchanged, broadcast, matmul,
-//!   reductions, conv2d, pooling, ...); [`standard`]: the op-specific shape
-//!   functions of the standard ops. Every standard op has one.
+//! - [`common`]: TF's element-wise `common_shape_fns` (unchanged,
+//!   broadcast, merged, unknown, scalar, none).
 //! - [`infer_shapes`]: the entry point for a graph executor.
 //!
 //! ```
@@ -54,7 +54,6 @@ mod dim;
 mod error;
 mod infer;
 mod partial;
-pub mod standard;
 mod summary;
 
 pub use context::InferenceContext;

@@ -1,6 +1,7 @@
-//! Tensors to and from `f64` values, whatever their real-number dtype: what
+//! Tensors to and from `f64` values, whatever their real-number dtype (what
 //! tests, tolerances and printing want when they compare values across
-//! dtypes and devices.
+//! dtypes and devices), and integer tensors as `i64` values (what shape
+//! functions and kernels read from shape, axis and index inputs).
 
 use half::{bf16, f16};
 use opreg_proto::DataType;
@@ -98,6 +99,40 @@ impl Tensor {
                 .collect::<Option<Vec<f64>>>()
                 .ok_or(TensorError::NotReal(self.dtype))
         }, _ => Err(TensorError::NotReal(self.dtype)))
+    }
+
+    /// The elements of an integer tensor (`int8` to `int64`, `uint8` to
+    /// `uint64`) as `i64` values, row-major: what shape, axis, size and index
+    /// inputs hold. Errors for other dtypes
+    /// ([`TensorError::NotInteger`]), for `uint64` values above `i64::MAX`,
+    /// and for tensors not on the host.
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    ///
+    /// let t = Tensor::from_vec([3], vec![4i32, -1, 7]).unwrap();
+    /// assert_eq!(t.int_values().unwrap(), [4, -1, 7]);
+    /// assert!(Tensor::scalar(1.5f32).int_values().is_err());
+    /// ```
+    pub fn int_values(&self) -> Result<Vec<i64>, TensorError> {
+        fn widen<T: TensorElement + Into<i64>>(t: &Tensor) -> Result<Vec<i64>, TensorError> {
+            Ok(t.as_slice::<T>()?.iter().map(|&v| v.into()).collect())
+        }
+        match self.dtype {
+            DataType::DtInt8 => widen::<i8>(self),
+            DataType::DtInt16 => widen::<i16>(self),
+            DataType::DtInt32 => widen::<i32>(self),
+            DataType::DtInt64 => widen::<i64>(self),
+            DataType::DtUint8 => widen::<u8>(self),
+            DataType::DtUint16 => widen::<u16>(self),
+            DataType::DtUint32 => widen::<u32>(self),
+            DataType::DtUint64 => self
+                .as_slice::<u64>()?
+                .iter()
+                .map(|&v| i64::try_from(v).map_err(|_| TensorError::NotInteger(self.dtype)))
+                .collect(),
+            other => Err(TensorError::NotInteger(other)),
+        }
     }
 
     /// A tensor of `dtype` and `shape` holding `values` (row-major),

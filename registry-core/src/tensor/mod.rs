@@ -83,6 +83,10 @@ pub enum TensorError {
     /// [`Tensor::to_f64`] and [`Tensor::from_f64`] need.
     #[error("dtype {} has no real-number (f64) view", name(*.0))]
     NotReal(DataType),
+    /// The dtype is not an integer type (or a `uint64` value does not fit
+    /// in `i64`), where [`Tensor::int_values`] needs integers.
+    #[error("expected an integer tensor, got dtype {}", name(*.0))]
+    NotInteger(DataType),
     /// The dtype is valid but tensors of it are not supported.
     #[error("dtype {} is not supported by Tensor", name(*.0))]
     UnsupportedDtype(DataType),

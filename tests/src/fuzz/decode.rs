@@ -5,8 +5,8 @@
 //! validated and given a CPU kernel, a TensorProto becomes a Tensor (and
 //! back, unchanged), an OpList's OpDefs are validated.
 
+use opreg_runtime::Graph;
 use prost::Message;
-use registry_core::executor::Graph;
 use registry_core::kernel::{DEVICE_CPU, create_op_kernel};
 use registry_core::node_def::{add_defaults_to_node_def, in_out_types_for_node, validate_node_def};
 use registry_core::proto::{GraphDef, NodeDef, OpList, TensorProto, TextFormat};

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use arbitrary::{Result, Unstructured};
-use registry_core::executor::{Endpoint, Graph, Session};
+use opreg_runtime::{Endpoint, Graph, Session};
 use registry_core::kernel::{DEVICE_CPU, KernelRegistry};
 use registry_core::proto::attr_value::Value;
 use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, OpDef, TextFormat};

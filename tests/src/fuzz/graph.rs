@@ -3,8 +3,8 @@
 //! inferred; a valid graph is then run, each Placeholder fed zeros of its
 //! declared shape (unknown dims as 1), fetching every node's outputs.
 
+use opreg_runtime::{Graph, RunError, Session};
 use prost::Message;
-use registry_core::executor::{Graph, RunError, Session};
 use registry_core::kernel::KernelError;
 use registry_core::proto::attr_value::Value;
 use registry_core::proto::{DataType, GraphDef, TextFormat};
@@ -88,7 +88,7 @@ pub(super) fn panic_on_kernel_panic<T>(result: &Result<T, RunError>) {
         panic!("kernel of node '{node}' (op '{op}') panicked: {message}");
     }
     if let Err(RunError::Graph(e)) = result
-        && let registry_core::executor::GraphError::Placement { source, .. } = &**e
+        && let opreg_runtime::GraphError::Placement { source, .. } = &**e
         && let registry_core::kernel::CreateKernelError::Construction {
             source: KernelError::Panicked(message),
             node,

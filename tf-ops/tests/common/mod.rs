@@ -56,9 +56,7 @@ pub fn is_generated(reg: &OpRegistration) -> bool {
 
 /// Whether a registration comes from registry-core's standard op set.
 pub fn is_standard(reg: &OpRegistration) -> bool {
-    reg.location
-        .module_path
-        .starts_with("registry_core::standard_ops")
+    reg.location.module_path.starts_with("opreg_standard_ops")
 }
 
 /// Every `#[op]` registration linked into the test binary.

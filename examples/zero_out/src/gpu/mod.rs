@@ -5,13 +5,13 @@
 mod weighted_sum;
 mod zero_out;
 
-use kernels_cuda::gpu::KernelSource;
+use opreg_cuda::KernelSource;
 
 pub use weighted_sum::weighted_sum_source;
 pub use zero_out::zero_out_source;
 
 /// Every GPU kernel source of the crate, for checking that they compile
-/// (`kernels_cuda::gpu::check_compiles`).
+/// (`opreg_cuda::check_compiles`).
 pub fn sources() -> Vec<KernelSource> {
     let mut sources = vec![zero_out_source()];
     sources.extend(

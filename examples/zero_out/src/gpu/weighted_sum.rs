@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
-use kernels_cuda::gpu::{GpuDevice, KernelSource, cuda_type, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, KernelSource, cuda_type, gpu_bytes, gpu_error, grid_for};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
-use kernels_cuda::gpu::{GpuDevice, GpuKernelIo, KernelSource, gpu_error, grid_for};
+use opreg_cuda::{GpuDevice, GpuKernelIo, KernelSource, gpu_error, grid_for};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,

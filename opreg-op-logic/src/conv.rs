@@ -1,0 +1,331 @@
+//! `Conv2D`'s host-side checks and output geometry, shared by the CPU and
+//! GPU kernels: TF's `InitConv2DParameters` (attrs), `ComputeConv2DDimension`
+//! (shapes) and the launchers' checks, with TF's messages.
+//!
+//! ```
+//! use opreg_op_logic::conv::Conv2DParams;
+//! use opreg_op_logic::window::DataFormat;
+//!
+//! let params = Conv2DParams::new(vec![1, 2, 2, 1], vec![1; 4], "SAME", vec![], "NHWC").unwrap();
+//! let g = params.geometry(&[1, 5, 5, 3], &[3, 3, 3, 8]).unwrap();
+//! assert_eq!(g.out_shape(DataFormat::Nhwc), [1, 3, 3, 8]);
+//! assert_eq!(params.check_launch(&g, 3 * 3 * 3 * 8).unwrap(), 1);
+//! ```
+
+use registry_core::kernel::{KernelError, OpKernelConstruction};
+
+use super::window::{
+    DataFormat, Padding, Window, check_int, check_valid_padding, explicit_padding, windowed_output,
+};
+
+/// `Conv2D`'s validated attrs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conv2DParams {
+    /// `strides`, one per dimension of `format`.
+    pub strides: [i64; 4],
+    /// `dilations`, one per dimension of `format`.
+    pub dilations: [i64; 4],
+    /// `padding`.
+    pub padding: Padding,
+    /// `explicit_paddings` ((before, after) per dimension of `format`;
+    /// empty unless `padding` is EXPLICIT).
+    pub explicit_paddings: Vec<i64>,
+    /// `data_format`.
+    pub format: DataFormat,
+}
+
+/// The validated sizes of one convolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvGeometry {
+    /// Images.
+    pub batch: usize,
+    /// Input height.
+    pub in_rows: usize,
+    /// Input width.
+    pub in_cols: usize,
+    /// Input channels.
+    pub in_depth: usize,
+    /// Filter height.
+    pub filter_rows: usize,
+    /// Filter width.
+    pub filter_cols: usize,
+    /// Input channels per group (the filter's third dimension).
+    pub patch_depth: usize,
+    /// Output channels.
+    pub out_depth: usize,
+    /// Vertical stride.
+    pub stride_rows: i64,
+    /// Horizontal stride.
+    pub stride_cols: i64,
+    /// Vertical dilation.
+    pub dilation_rows: i64,
+    /// Horizontal dilation.
+    pub dilation_cols: i64,
+    /// The output rows and the padding above and below the input.
+    pub rows: Window,
+    /// The output columns and the padding left and right of the input.
+    pub cols: Window,
+}
+
+impl Conv2DParams {
+    /// Reads and checks the attrs of a `Conv2D` node (see [`Self::new`]).
+    pub fn from_attrs(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Self::new(
+            ctx.attr("strides")?,
+            ctx.attr("dilations")?,
+            &ctx.attr::<String>("padding")?,
+            ctx.attr("explicit_paddings")?,
+            &ctx.attr::<String>("data_format")?,
+        )
+    }
+
+    /// Checks the attrs as TF's `InitConv2DParameters` does (the padding
+    /// and format strings parsed first, then the lengths, then the values).
+    pub fn new(
+        strides: Vec<i64>,
+        dilations: Vec<i64>,
+        padding: &str,
+        explicit_paddings: Vec<i64>,
+        format: &str,
+    ) -> Result<Self, KernelError> {
+        let padding = Padding::parse(padding)?;
+        let format = DataFormat::parse(format)?;
+        let dilations: [i64; 4] = dilations.try_into().map_err(|_| {
+            KernelError::invalid_argument(
+                "Sliding window dilations field must specify 4 dimensions",
+            )
+        })?;
+        let strides: [i64; 4] = strides.try_into().map_err(|_| {
+            KernelError::invalid_argument("Sliding window strides field must specify 4 dimensions")
+        })?;
+        let at = |v: &[i64; 4], d: char| v[format.index(d)];
+        if at(&strides, 'N') != 1 || at(&strides, 'C') != 1 {
+            return Err(KernelError::unimplemented(
+                "Current implementation does not yet support strides in the batch and depth \
+                 dimensions.",
+            ));
+        }
+        registry_core::kernel_ensure!(
+            at(&strides, 'H') > 0 && at(&strides, 'W') > 0,
+            "Row and column strides should be larger than 0."
+        );
+        if at(&dilations, 'N') != 1 || at(&dilations, 'C') != 1 {
+            return Err(KernelError::unimplemented(
+                "Current implementation does not yet support dilations in the batch and depth \
+                 dimensions.",
+            ));
+        }
+        registry_core::kernel_ensure!(
+            at(&dilations, 'H') > 0 && at(&dilations, 'W') > 0,
+            "Dilated rates should be larger than 0."
+        );
+        check_valid_padding(padding, &explicit_paddings, format)?;
+        Ok(Self {
+            strides,
+            dilations,
+            padding,
+            explicit_paddings,
+            format,
+        })
+    }
+
+    /// Checks the input and (HWIO) filter shapes and computes the output
+    /// geometry (TF's `ComputeConv2DDimension`).
+    pub fn geometry(&self, input: &[usize], filter: &[usize]) -> Result<ConvGeometry, KernelError> {
+        let shape = |d: &[usize]| {
+            let dims: Vec<String> = d.iter().map(usize::to_string).collect();
+            format!("[{}]", dims.join(","))
+        };
+        let (&[_, _, _, _], &[fh, fw, patch_depth, out_depth]) = (input, filter) else {
+            return Err(KernelError::invalid_argument(if input.len() != 4 {
+                format!("convolution input must be 4-dimensional: {}", shape(input))
+            } else {
+                format!(
+                    "convolution filter must be 4-dimensional: {}",
+                    shape(filter)
+                )
+            }));
+        };
+        for &d in &filter[..3] {
+            check_int(d, "filter too large")?;
+        }
+        let f = self.format;
+        let in_depth = input[f.index('C')];
+        check_int(in_depth, "Input depth too large")?;
+        check_int(patch_depth, "Patch depth too large")?;
+        registry_core::kernel_ensure!(
+            patch_depth > 0,
+            "filter depth must be stricly positive, got {patch_depth}"
+        );
+        registry_core::kernel_ensure!(
+            in_depth.is_multiple_of(patch_depth),
+            "input depth must be evenly divisible by filter depth: {in_depth} vs {patch_depth}"
+        );
+        let (in_rows, in_cols, batch) = (input[f.index('H')], input[f.index('W')], input[0]);
+        check_int(in_rows, "Input rows too large")?;
+        check_int(in_cols, "Input cols too large")?;
+        check_int(batch, "batch is too large")?;
+        let explicit = |d: char| explicit_padding(&self.explicit_paddings, f, d);
+        let (stride_rows, stride_cols) = (self.strides[f.index('H')], self.strides[f.index('W')]);
+        let (dilation_rows, dilation_cols) =
+            (self.dilations[f.index('H')], self.dilations[f.index('W')]);
+        let rows = windowed_output(
+            in_rows,
+            fh,
+            dilation_rows,
+            stride_rows,
+            self.padding,
+            explicit('H'),
+        )?;
+        let cols = windowed_output(
+            in_cols,
+            fw,
+            dilation_cols,
+            stride_cols,
+            self.padding,
+            explicit('W'),
+        )?;
+        Ok(ConvGeometry {
+            batch,
+            in_rows,
+            in_cols,
+            in_depth,
+            filter_rows: fh,
+            filter_cols: fw,
+            patch_depth,
+            out_depth,
+            stride_rows,
+            stride_cols,
+            dilation_rows,
+            dilation_cols,
+            rows,
+            cols,
+        })
+    }
+
+    /// The checks TF makes before launching, once the output is known to
+    /// be non-empty (`filter_elements`: the filter's element count);
+    /// returns the group count (input depth / filter depth).
+    pub fn check_launch(
+        &self,
+        g: &ConvGeometry,
+        filter_elements: usize,
+    ) -> Result<usize, KernelError> {
+        registry_core::kernel_ensure!(
+            self.explicit_paddings
+                .iter()
+                .all(|&p| i32::try_from(p).is_ok()),
+            "filter too large"
+        );
+        registry_core::kernel_ensure!(
+            filter_elements > 0,
+            "filter must not have zero elements (i.e. all dimensions must be non-zero)"
+        );
+        let groups = g.in_depth / g.patch_depth;
+        registry_core::kernel_ensure!(
+            g.out_depth.is_multiple_of(groups) && g.out_depth >= groups,
+            "output depth must be evenly divisible by number of groups: {} vs {}",
+            g.out_depth,
+            groups
+        );
+        Ok(groups)
+    }
+}
+
+impl ConvGeometry {
+    /// The output shape in `format`.
+    pub fn out_shape(&self, format: DataFormat) -> [usize; 4] {
+        format.shape(self.batch, self.rows.out, self.cols.out, self.out_depth)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(
+        padding: &str,
+        explicit: Vec<i64>,
+        format: &str,
+        strides: [i64; 4],
+        dilations: [i64; 4],
+    ) -> Conv2DParams {
+        Conv2DParams::new(
+            strides.to_vec(),
+            dilations.to_vec(),
+            padding,
+            explicit,
+            format,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn same_and_explicit_geometries() {
+        // SAME, stride 2 over 7 rows: 4 outputs; window 2 needs 1 row of
+        // padding, after.
+        let p = params("SAME", vec![], "NHWC", [1, 2, 1, 1], [1; 4]);
+        let g = p.geometry(&[3, 7, 4, 6], &[2, 3, 6, 5]).unwrap();
+        assert_eq!((g.rows.out, g.rows.pad_before, g.rows.pad_after), (4, 0, 1));
+        assert_eq!((g.cols.out, g.cols.pad_before, g.cols.pad_after), (4, 1, 1));
+        assert_eq!((g.batch, g.in_depth, g.patch_depth), (3, 6, 6));
+        assert_eq!(g.out_shape(DataFormat::Nhwc), [3, 4, 4, 5]);
+        // EXPLICIT in NCHW: rows (5 + 1 + 2 - 2) / 3 + 1 = 3; dilated
+        // columns (window 5): 6 - 5 + 1 = 2.
+        let p = params(
+            "EXPLICIT",
+            vec![0, 0, 0, 0, 1, 2, 0, 0],
+            "NCHW",
+            [1, 1, 3, 1],
+            [1, 1, 1, 2],
+        );
+        let g = p.geometry(&[1, 2, 5, 6], &[2, 3, 1, 4]).unwrap();
+        assert_eq!((g.rows.out, g.rows.pad_before, g.rows.pad_after), (3, 1, 2));
+        assert_eq!((g.cols.out, g.dilation_cols, g.stride_rows), (2, 2, 3));
+        assert_eq!(g.out_shape(DataFormat::Nchw), [1, 4, 3, 2]);
+    }
+
+    #[test]
+    fn groups_and_tf_errors() {
+        let p = params("VALID", vec![], "NHWC", [1; 4], [1; 4]);
+        let g = p.geometry(&[1, 3, 3, 6], &[1, 1, 2, 9]).unwrap();
+        assert_eq!(p.check_launch(&g, 18).unwrap(), 3);
+        let g = p.geometry(&[1, 3, 3, 6], &[1, 1, 2, 4]).unwrap();
+        let e = p.check_launch(&g, 8).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "output depth must be evenly divisible by number of groups: 4 vs 3"
+        );
+        let e = p.geometry(&[1, 3, 3, 5], &[1, 1, 2, 4]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "input depth must be evenly divisible by filter depth: 5 vs 2"
+        );
+        let e = p.geometry(&[3, 3, 5], &[1, 1, 5, 4]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "convolution input must be 4-dimensional: [3,3,5]"
+        );
+        let e = p.geometry(&[1, 3, 3, 5], &[1, 5, 4]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "convolution filter must be 4-dimensional: [1,5,4]"
+        );
+        let e =
+            Conv2DParams::new(vec![2, 1, 1, 1], vec![1; 4], "VALID", vec![], "NHWC").unwrap_err();
+        assert!(
+            e.to_string().contains("strides in the batch and depth"),
+            "{e}"
+        );
+        let e =
+            Conv2DParams::new(vec![1; 4], vec![1, 1, 0, 1], "VALID", vec![], "NHWC").unwrap_err();
+        assert_eq!(e.to_string(), "Dilated rates should be larger than 0.");
+        let e = Conv2DParams::new(vec![1; 3], vec![1; 4], "VALID", vec![], "NHWC").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Sliding window strides field must specify 4 dimensions"
+        );
+        let e = Conv2DParams::new(vec![1; 4], vec![1; 4], "VALID", vec![], "HWCN").unwrap_err();
+        assert_eq!(e.to_string(), "Invalid data format");
+    }
+}

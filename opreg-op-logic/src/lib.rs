@@ -1,0 +1,48 @@
+//! Op-level logic that is neither CPU nor GPU: the checks, attrs and
+//! geometry of the standard ops, shared by their shape functions
+//! (`opreg-standard-ops`), their CPU kernels (`kernels-cpu`) and their GPU
+//! kernels (`kernels-cuda`), so each rule (and each of TensorFlow's error
+//! messages) is written once. Nothing here touches tensor memory beyond
+//! reading host-side integer inputs.
+//!
+//! - [`broadcast`]: TF's broadcasting (`BCast`).
+//! - [`index`]: integer host inputs as `i64`, shape helpers.
+//! - [`reshape`]: the shapes of `Reshape`, `ExpandDims` and `Squeeze`.
+//! - [`transpose`]: `Transpose`'s permutation.
+//! - [`concat`](mod@concat): `ConcatV2`'s and `Pack`'s checks and layout.
+//! - [`strided_slice`]: `StridedSlice`'s masks and begin/end/strides.
+//! - [`slice`](mod@slice): `Slice`'s begin and size checks and offsets.
+//! - [`window`]: data formats, padding and window sizes (Conv2D, MaxPool).
+//! - [`conv`]: `Conv2D`'s attrs and geometry.
+//! - [`pool`]: `MaxPool`'s attrs and geometry.
+//! - [`axes`]: reduction axes (Sum, Mean, Max, ArgMax).
+//! - [`strided`]: the strided gather behind the layout ops, proved in bounds.
+//! - [`gather`]: `GatherV2`'s checks and geometry.
+//! - [`pad`]: `Pad`'s paddings and output shape.
+//! - [`tile`]: `Tile`'s multiples and output shape.
+//! - [`one_hot`]: `OneHot`'s checks and geometry.
+//! - [`constant`]: `Const`'s value checked against its dtype.
+//! - [`add_n`]: `AddN`'s input checks and summation order.
+//! - [`select`]: `Select`'s condition rules, `SelectV2`'s broadcast error.
+//! - [`batch_norm`]: `FusedBatchNormV3`'s attrs and shape checks.
+
+pub mod add_n;
+pub mod axes;
+pub mod batch_norm;
+pub mod broadcast;
+pub mod concat;
+pub mod constant;
+pub mod conv;
+pub mod gather;
+pub mod index;
+pub mod one_hot;
+pub mod pad;
+pub mod pool;
+pub mod reshape;
+pub mod select;
+pub mod slice;
+pub mod strided;
+pub mod strided_slice;
+pub mod tile;
+pub mod transpose;
+pub mod window;

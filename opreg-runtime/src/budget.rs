@@ -1,0 +1,95 @@
+//! [`MemoryBudget`]: the bytes of tensors a run holds at once, against
+//! [`SessionOptions::max_memory_bytes`](crate::SessionOptions).
+
+use registry_core::tensor::Tensor;
+
+/// Live-tensor accounting for one run: each slot is charged the bytes of
+/// the tensor stored in it (nothing when it shares the buffer of a tensor
+/// already charged) and refunded when its last consumer takes it. Without a
+/// limit, every method is a no-op.
+pub(super) struct MemoryBudget {
+    limit: Option<u64>,
+    live: u64,
+    charged: Vec<u64>,
+}
+
+impl MemoryBudget {
+    /// A budget for a run with `slots` slots.
+    pub(super) fn new(limit: Option<u64>, slots: usize) -> Self {
+        Self {
+            limit,
+            live: 0,
+            charged: if limit.is_some() {
+                vec![0; slots]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// True when there is a limit to keep.
+    #[inline]
+    pub(super) fn is_limited(&self) -> bool {
+        self.limit.is_some()
+    }
+
+    /// Charges `slot` for `tensor` (unless `shared`: its buffer is already
+    /// charged to another slot). Returns `Err((live, limit))` when the run
+    /// now holds more than the limit.
+    pub(super) fn charge(
+        &mut self,
+        slot: usize,
+        tensor: &Tensor,
+        shared: bool,
+    ) -> Result<(), (u64, u64)> {
+        let Some(limit) = self.limit else {
+            return Ok(());
+        };
+        let bytes = if shared { 0 } else { tensor.allocated_bytes() };
+        self.charged[slot] = bytes;
+        self.live = self.live.saturating_add(bytes);
+        if self.live > limit {
+            Err((self.live, limit))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refunds what `slot` was charged (its value was taken by its last
+    /// consumer).
+    #[inline]
+    pub(super) fn refund(&mut self, slot: usize) {
+        if self.limit.is_some() {
+            self.live = self
+                .live
+                .saturating_sub(std::mem::take(&mut self.charged[slot]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charges_refunds_and_reports_the_overflow() {
+        let t = Tensor::from_vec([4], vec![0f32; 4]).unwrap(); // 16 bytes
+        let mut budget = MemoryBudget::new(Some(40), 3);
+        assert_eq!(budget.charge(0, &t, false), Ok(()));
+        assert_eq!(budget.charge(1, &t, true), Ok(()), "shared: free");
+        assert_eq!(budget.charge(2, &t, false), Ok(()));
+        budget.refund(0);
+        budget.refund(0);
+        assert_eq!(budget.charge(0, &t, false), Ok(()));
+        assert_eq!(budget.charge(1, &t, false), Err((48, 40)));
+    }
+
+    #[test]
+    fn without_a_limit_nothing_is_counted() {
+        let t = Tensor::from_vec([4], vec![0f32; 4]).unwrap();
+        let mut budget = MemoryBudget::new(None, 0);
+        assert!(!budget.is_limited());
+        assert_eq!(budget.charge(7, &t, false), Ok(()));
+        budget.refund(7);
+    }
+}

@@ -1,0 +1,26 @@
+//! opreg's runtime: running TensorFlow GraphDefs and loading op libraries.
+//!
+//! [`Graph`] checks a GraphDef as a whole and orders it,
+//! [`Graph::infer_shapes`] runs shape inference over it, and [`Session`]
+//! runs it with feeds and fetches (kernels created once, plans cached,
+//! intermediates freed after their last consumer). [`library`] loads op
+//! libraries built with `registry_core::export_op_library!`.
+//!
+//! The runtime is apart from the framework (`registry-core`) and from the
+//! kernel crates, which do not depend on it: editing the executor rebuilds
+//! only the runtime and what runs graphs.
+
+mod budget;
+mod error;
+mod graph;
+pub mod library;
+mod placement;
+mod plan;
+mod session;
+mod shapes;
+
+pub use error::{GraphError, RunError};
+pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
+pub use placement::requested_device_type;
+pub use session::{PreparedRun, Session, SessionOptions};
+pub use shapes::GraphShapes;

@@ -1,0 +1,100 @@
+//! [`Plan`]: what one (feeds, fetches) signature runs — the pruned nodes in
+//! order with their kernels, and a slot per live tensor with the number of
+//! consumers, so each intermediate is freed (or moved into its last
+//! consumer, which may then compute in place) as soon as possible.
+
+use std::sync::Arc;
+
+use opreg_proto::DataType;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::{Endpoint, Graph};
+use registry_core::device::Device;
+use registry_core::kernel::KernelInstance;
+
+/// Where each input of a step must be when its kernel runs: `None` for
+/// host memory, else the device.
+pub(crate) type InputDevices = SmallVec<[Option<Arc<dyn Device>>; 2]>;
+
+/// One node to run.
+pub(crate) struct Step {
+    /// The node's index in the graph.
+    pub(crate) node: usize,
+    /// Its kernel, created once per session.
+    pub(crate) kernel: Arc<KernelInstance>,
+    /// The slot of each data input.
+    pub(crate) inputs: SmallVec<[usize; 4]>,
+    /// The slot each output goes to, or `None` when nothing reads it.
+    pub(crate) outputs: SmallVec<[Option<usize>; 2]>,
+    /// Where each input must be when the kernel runs: `None` for host
+    /// memory, else the device (empty when every input is on the host).
+    pub(crate) input_devices: InputDevices,
+}
+
+/// A pruned, ordered execution plan for one feeds/fetches signature.
+pub(crate) struct Plan {
+    pub(crate) steps: Vec<Step>,
+    /// Number of consumers (inputs and fetches) of each slot.
+    pub(crate) consumers: Vec<u32>,
+    /// The feeds' names, in order.
+    pub(crate) feed_names: Vec<String>,
+    /// The slot and dtype of each feed, in the order the feeds are named.
+    pub(crate) feeds: Vec<(usize, DataType)>,
+    /// The slot of each fetch, in order.
+    pub(crate) fetches: Vec<usize>,
+    /// True when some step runs on a device other than the CPU (so inputs
+    /// may need moving and fetches copying back).
+    pub(crate) uses_devices: bool,
+}
+
+/// The nodes a run must execute: every ancestor of the fetches (through
+/// data and control edges) that is not cut off by a feed, in graph order.
+pub(crate) fn needed_nodes(graph: &Graph, feeds: &[Endpoint], fetches: &[Endpoint]) -> Vec<usize> {
+    let nodes = graph.nodes();
+    let mut needed = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = fetches
+        .iter()
+        .filter(|e| !feeds.contains(e))
+        .map(|e| e.node)
+        .collect();
+    while let Some(i) = stack.pop() {
+        if needed[i] {
+            continue;
+        }
+        needed[i] = true;
+        for e in &nodes[i].inputs {
+            if !feeds.contains(e) && !needed[e.node] {
+                stack.push(e.node);
+            }
+        }
+        for &c in &nodes[i].control_inputs {
+            if !needed[c] {
+                stack.push(c);
+            }
+        }
+    }
+    (0..nodes.len()).filter(|&i| needed[i]).collect()
+}
+
+/// Assigns slots: one per endpoint that is fed, read by a step, or fetched.
+#[derive(Default)]
+pub(crate) struct Slots {
+    map: FxHashMap<Endpoint, usize>,
+    pub(crate) consumers: Vec<u32>,
+}
+
+impl Slots {
+    pub(crate) fn slot(&mut self, e: Endpoint) -> usize {
+        let next = self.map.len();
+        let slot = *self.map.entry(e).or_insert(next);
+        if slot == self.consumers.len() {
+            self.consumers.push(0);
+        }
+        slot
+    }
+
+    pub(crate) fn get(&self, e: &Endpoint) -> Option<usize> {
+        self.map.get(e).copied()
+    }
+}

@@ -1,0 +1,566 @@
+//! [`Session`]: build once from a [`Graph`], run many times with new feeds
+//! (TF's `DirectSession`, single-threaded, CPU-first).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::budget::MemoryBudget;
+use crate::placement::{candidates, requested_device_type};
+use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
+use crate::{Endpoint, Graph, GraphError, RunError};
+use registry_core::device::{Device, DeviceError, open_device};
+use registry_core::kernel::{
+    CreateKernelError, DEVICE_CPU, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
+};
+use registry_core::registry::OpRegistry;
+use registry_core::tensor::Tensor;
+
+/// How a [`Session`] places nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Device types in order of preference, for nodes whose requested
+    /// device has no kernel (or that request none). Default: `["CPU"]`.
+    /// `["GPU", "CPU"]` runs every node that has a GPU kernel on the GPU and
+    /// the others on the CPU, moving tensors between them where needed; a
+    /// device listed here that cannot be opened fails every run with
+    /// [`RunError::Device`] (`"no GPU device: ..."`). A device a NodeDef
+    /// asks for but that is not available is skipped (TF's soft placement).
+    pub devices: Vec<String>,
+    /// The most bytes of tensors a run may hold at once (feeds and every
+    /// intermediate still needed), checked after each node: a run that
+    /// goes over fails with [`RunError::MemoryLimit`] naming the node.
+    /// Default: `None`, no limit beyond the per-allocation cap of
+    /// [`limits`](registry_core::limits).
+    pub max_memory_bytes: Option<u64>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            devices: vec![DEVICE_CPU.to_owned()],
+            max_memory_bytes: None,
+        }
+    }
+}
+
+type PlanKey = (Vec<String>, Vec<String>);
+
+/// Devices other than the CPU by type: opened, or why they could not be.
+type OpenedDevices = FxHashMap<String, Result<Arc<dyn Device>, DeviceError>>;
+
+/// A graph ready to run: kernels are created once per node (TF's
+/// `OpSegment`) the first time a run needs them, and the pruned plan of
+/// each feeds/fetches signature is cached.
+///
+/// ```
+/// use opreg_runtime::{Graph, Session};
+/// use registry_core::proto::{GraphDef, TextFormat};
+/// # use opreg_standard_ops as _; // the ops used below
+///
+/// let graph = Graph::new(GraphDef::from_pbtxt(r#"
+///   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+///   node { name: "nothing" op: "NoOp" input: "^x" }
+/// "#).unwrap()).unwrap();
+/// let session = Session::new(graph);
+/// // Fetching a fed tensor runs nothing.
+/// let x = registry_core::tensor::Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap();
+/// let out = session.run(&[("x", x.clone())], &["x:0"]).unwrap();
+/// assert_eq!(out[0], x);
+/// assert!(session.run(&[], &["y"]).unwrap_err().to_string().contains("no node 'y'"));
+/// ```
+pub struct Session {
+    graph: Graph,
+    options: SessionOptions,
+    ops: &'static OpRegistry,
+    kernels: &'static KernelRegistry,
+    instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
+    plans: Mutex<FxHashMap<PlanKey, Arc<Plan>>>,
+    /// Devices other than the CPU, opened on first use (or the error).
+    devices: Mutex<OpenedDevices>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("nodes", &self.graph.nodes().len())
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl Session {
+    /// A session on the global op and kernel registries, CPU only.
+    pub fn new(graph: Graph) -> Self {
+        Self::with_options(graph, SessionOptions::default())
+    }
+
+    /// A session with placement options.
+    pub fn with_options(graph: Graph, options: SessionOptions) -> Self {
+        Self::with_registries(
+            graph,
+            options,
+            OpRegistry::global(),
+            KernelRegistry::global(),
+        )
+    }
+
+    /// A session on explicit registries.
+    pub fn with_registries(
+        graph: Graph,
+        options: SessionOptions,
+        ops: &'static OpRegistry,
+        kernels: &'static KernelRegistry,
+    ) -> Self {
+        let n = graph.nodes().len();
+        Self {
+            graph,
+            options,
+            ops,
+            kernels,
+            instances: Mutex::new(vec![None; n]),
+            plans: Mutex::new(FxHashMap::default()),
+            devices: Mutex::new(FxHashMap::default()),
+        }
+    }
+
+    /// The opened device of type `device_type` (not the CPU), cached.
+    fn device(&self, device_type: &str) -> Result<Arc<dyn Device>, DeviceError> {
+        let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
+        devices
+            .entry(device_type.to_owned())
+            .or_insert_with(|| open_device(device_type))
+            .clone()
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The device type node `name` was placed on, once a run needed it.
+    pub fn placement(&self, name: &str) -> Option<String> {
+        let index = self.graph.index_of(name)?;
+        let instances = self
+            .instances
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        instances[index]
+            .as_ref()
+            .map(|k| k.info().device().to_owned())
+    }
+
+    /// Runs the graph: `feeds` replace tensors (`"node:port"` or `"node"`),
+    /// `fetches` are returned in order.
+    pub fn run(&self, feeds: &[(&str, Tensor)], fetches: &[&str]) -> Result<Vec<Tensor>, RunError> {
+        let names: Vec<&str> = feeds.iter().map(|(n, _)| *n).collect();
+        let prepared = self.prepare(&names, fetches)?;
+        prepared.run(feeds.iter().map(|(_, t)| t.clone()))
+    }
+
+    /// Plans a feeds/fetches signature once (pruning, placement, kernels)
+    /// for repeated runs.
+    pub fn prepare(&self, feeds: &[&str], fetches: &[&str]) -> Result<PreparedRun<'_>, RunError> {
+        let key: PlanKey = (
+            feeds.iter().map(|s| (*s).to_owned()).collect(),
+            fetches.iter().map(|s| (*s).to_owned()).collect(),
+        );
+        if let Some(plan) = self
+            .plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(PreparedRun {
+                session: self,
+                plan: Arc::clone(plan),
+            });
+        }
+        let plan = Arc::new(self.build_plan(feeds, fetches)?);
+        self.plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, Arc::clone(&plan));
+        Ok(PreparedRun {
+            session: self,
+            plan,
+        })
+    }
+
+    fn build_plan(&self, feeds: &[&str], fetches: &[&str]) -> Result<Plan, RunError> {
+        // The devices the session was asked for must exist.
+        for device in &self.options.devices {
+            if !device.eq_ignore_ascii_case(DEVICE_CPU) {
+                self.device(device)?;
+            }
+        }
+        let feeds_named = feeds;
+        let mut feed_endpoints = Vec::with_capacity(feeds.len());
+        for name in feeds {
+            let e = self.graph.endpoint(name, "feed")?;
+            if feed_endpoints.contains(&e) {
+                return Err(RunError::DuplicateFeed((*name).to_owned()));
+            }
+            feed_endpoints.push(e);
+        }
+        let fetch_endpoints = fetches
+            .iter()
+            .map(|name| self.graph.endpoint(name, "fetch"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let order = needed_nodes(&self.graph, &feed_endpoints, &fetch_endpoints);
+        let mut slots = Slots::default();
+        let feeds: Vec<(usize, opreg_proto::DataType)> = feed_endpoints
+            .iter()
+            .map(|&e| (slots.slot(e), self.graph.dtype(e)))
+            .collect();
+        let mut steps = Vec::with_capacity(order.len());
+        for &i in &order {
+            let node = &self.graph.nodes()[i];
+            let inputs: SmallVec<[usize; 4]> = node
+                .inputs
+                .iter()
+                .map(|&e| {
+                    let slot = slots.slot(e);
+                    slots.consumers[slot] += 1;
+                    slot
+                })
+                .collect();
+            steps.push(Step {
+                node: i,
+                kernel: self.kernel_for(i)?,
+                inputs,
+                outputs: SmallVec::new(),
+                input_devices: SmallVec::new(),
+            });
+        }
+        let uses_devices = steps
+            .iter()
+            .any(|step| step.kernel.info().device() != DEVICE_CPU);
+        if uses_devices {
+            for step in &mut steps {
+                step.input_devices = self.input_devices(&step.kernel)?;
+            }
+        }
+        let fetches: Vec<usize> = fetch_endpoints
+            .iter()
+            .map(|&e| {
+                let slot = slots.slot(e);
+                slots.consumers[slot] += 1;
+                slot
+            })
+            .collect();
+        for step in &mut steps {
+            let n = self.graph.nodes()[step.node].output_types.len();
+            step.outputs = (0..n)
+                .map(|port| {
+                    let e = Endpoint {
+                        node: step.node,
+                        port,
+                    };
+                    // A fed output is never overwritten by its node.
+                    slots.get(&e).filter(|_| !feed_endpoints.contains(&e))
+                })
+                .collect();
+        }
+        Ok(Plan {
+            feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
+            steps,
+            consumers: slots.consumers,
+            feeds,
+            fetches,
+            uses_devices,
+        })
+    }
+
+    /// Where each input of `kernel` must be: `None` for host memory (CPU
+    /// kernels, host-memory args, strings), else the kernel's device.
+    fn input_devices(&self, kernel: &KernelInstance) -> Result<InputDevices, RunError> {
+        let info = kernel.info();
+        let device = if info.device() == DEVICE_CPU {
+            None
+        } else {
+            Some(self.device(info.device())?)
+        };
+        Ok(info
+            .input_types()
+            .iter()
+            .enumerate()
+            .map(|(index, &dtype)| {
+                let on_host =
+                    info.input_in_host_memory(index) || dtype == opreg_proto::DataType::DtString;
+                if on_host { None } else { device.clone() }
+            })
+            .collect())
+    }
+
+    /// The node's kernel, created on first use on the first device (the
+    /// requested one, then the preference list) that has one.
+    fn kernel_for(&self, index: usize) -> Result<Arc<KernelInstance>, GraphError> {
+        let mut instances = self
+            .instances
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(k) = &instances[index] {
+            return Ok(Arc::clone(k));
+        }
+        let node = &self.graph.nodes()[index];
+        let devices = candidates(
+            requested_device_type(&node.def.device),
+            &self.options.devices,
+        );
+        let mut first_error: Option<CreateKernelError> = None;
+        for device in &devices {
+            // A device that is not available is skipped (soft placement);
+            // devices the session was asked for were checked before.
+            if device != DEVICE_CPU && self.device(device).is_err() {
+                continue;
+            }
+            // A panicking kernel constructor fails the placement, not the
+            // caller (the lock is held, but nothing is left half-written).
+            let created = catch_unwind(AssertUnwindSafe(|| {
+                create_op_kernel_in(self.ops, self.kernels, device, &node.def).map_err(Box::new)
+            }))
+            .unwrap_or_else(|payload| {
+                Err(Box::new(CreateKernelError::Construction {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    kernel: "",
+                    source: KernelError::from_panic(&*payload),
+                }))
+            });
+            match created.map_err(|e| *e) {
+                Ok(k) => {
+                    let k = Arc::new(k);
+                    instances[index] = Some(Arc::clone(&k));
+                    return Ok(k);
+                }
+                // No kernel here: try the next device.
+                Err(e @ CreateKernelError::Lookup(_)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => {
+                    first_error = Some(e);
+                    break;
+                }
+            }
+        }
+        Err(GraphError::Placement {
+            node: node.def.name.clone(),
+            op: node.def.op.clone(),
+            source: Box::new(
+                first_error.unwrap_or_else(|| CreateKernelError::Construction {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    kernel: "",
+                    source: KernelError::internal("no device to try"),
+                }),
+            ),
+        })
+    }
+}
+
+/// A planned feeds/fetches signature of a [`Session`]: run it with feed
+/// values in the order the feeds were named.
+pub struct PreparedRun<'s> {
+    session: &'s Session,
+    plan: Arc<Plan>,
+}
+
+impl PreparedRun<'_> {
+    /// Runs the plan. Each intermediate tensor is dropped after its last
+    /// consumer, and moved (not shared) into that consumer, so kernels can
+    /// reuse its buffer.
+    ///
+    /// A kernel that panics fails the run with [`KernelError::Panicked`]
+    /// (when panics unwind, the default); the session stays usable.
+    pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
+        let plan = &*self.plan;
+        let graph = &self.session.graph;
+        let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
+        let mut remaining = plan.consumers.clone();
+        let mut budget =
+            MemoryBudget::new(self.session.options.max_memory_bytes, plan.consumers.len());
+        let mut fed = 0;
+        for tensor in feeds {
+            let Some(&(slot, dtype)) = plan.feeds.get(fed) else {
+                return Err(RunError::FeedCount {
+                    expected: plan.feed_names.clone(),
+                    given: fed + 1,
+                });
+            };
+            if tensor.dtype() != dtype {
+                return Err(RunError::FeedType {
+                    name: plan.feed_names[fed].clone(),
+                    expected: dtype,
+                    actual: tensor.dtype(),
+                });
+            }
+            budget
+                .charge(slot, &tensor, false)
+                .map_err(|(bytes, limit)| RunError::MemoryLimit {
+                    node: plan.feed_names[fed].clone(),
+                    op: "feed".to_owned(),
+                    bytes,
+                    limit,
+                })?;
+            values[slot] = Some(tensor);
+            fed += 1;
+        }
+        if fed != plan.feeds.len() {
+            return Err(RunError::FeedCount {
+                expected: plan.feed_names.clone(),
+                given: fed,
+            });
+        }
+        // One set of input and output slots, reused by every step.
+        let mut inputs: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();
+        let mut outputs: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
+        for step in &plan.steps {
+            // Inputs are moved out of their slots at their last consumer (so
+            // the kernel may reuse the buffer), shared otherwise.
+            inputs.clear();
+            inputs.extend(
+                step.inputs
+                    .iter()
+                    .map(|&slot| consume(&mut values, &mut remaining, &mut budget, slot)),
+            );
+            if inputs.iter().any(Option::is_none) {
+                return Err(missing_value(graph, step));
+            }
+            if plan.uses_devices {
+                move_inputs(graph, step, &mut inputs)?;
+            }
+            outputs.clear();
+            outputs.resize_with(step.outputs.len(), || None);
+            // Kernels are user code: a panic fails this run, not the caller.
+            catch_unwind(AssertUnwindSafe(|| {
+                step.kernel.compute_in(&mut inputs, &mut outputs)
+            }))
+            .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
+            .map_err(|source| {
+                let node = &graph.nodes()[step.node];
+                RunError::Compute {
+                    node: node.def.name.clone(),
+                    op: node.def.op.clone(),
+                    device: step.kernel.info().device().to_owned(),
+                    source: Box::new(source),
+                }
+            })?;
+            for (tensor, slot) in outputs.iter_mut().zip(&step.outputs) {
+                if let Some(slot) = *slot {
+                    if budget.is_limited()
+                        && let Some(tensor) = tensor
+                    {
+                        // An output sharing a buffer with a still-held input
+                        // (Identity, Reshape) costs nothing more.
+                        let shared = step.inputs.iter().any(|&i| {
+                            values[i]
+                                .as_ref()
+                                .is_some_and(|held| held.shares_buffer_with(tensor))
+                        });
+                        budget
+                            .charge(slot, tensor, shared)
+                            .map_err(|(bytes, limit)| {
+                                let node = &graph.nodes()[step.node];
+                                RunError::MemoryLimit {
+                                    node: node.def.name.clone(),
+                                    op: node.def.op.clone(),
+                                    bytes,
+                                    limit,
+                                }
+                            })?;
+                    }
+                    values[slot] = tensor.take();
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(plan.fetches.len());
+        for (index, &slot) in plan.fetches.iter().enumerate() {
+            let value =
+                consume(&mut values, &mut remaining, &mut budget, slot).ok_or_else(|| {
+                    RunError::from(GraphError::UnknownEndpoint {
+                        kind: "fetch",
+                        name: format!("slot {slot}"),
+                        reason: "no value was produced".into(),
+                    })
+                })?;
+            // Fetched tensors are returned in host memory.
+            let value = if value.is_on_host() {
+                value
+            } else {
+                value.to_host().map_err(|source| RunError::Transfer {
+                    node: format!("fetch {index}"),
+                    op: "fetch".to_owned(),
+                    index,
+                    to: DEVICE_CPU.to_owned(),
+                    source: Box::new(source),
+                })?
+            };
+            out.push(value);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads a slot for one of its consumers: the value itself for the last
+/// one (so it can be reused in place), a shared handle before that.
+fn consume(
+    values: &mut [Option<Tensor>],
+    remaining: &mut [u32],
+    budget: &mut MemoryBudget,
+    slot: usize,
+) -> Option<Tensor> {
+    remaining[slot] -= 1;
+    if remaining[slot] == 0 {
+        budget.refund(slot);
+        values[slot].take()
+    } else {
+        values[slot].clone()
+    }
+}
+
+/// Moves each input of `step` to where its kernel reads it (host memory or
+/// the kernel's device), copying through the host between devices.
+fn move_inputs(graph: &Graph, step: &Step, inputs: &mut [Option<Tensor>]) -> Result<(), RunError> {
+    for (index, (slot, want)) in inputs.iter_mut().zip(&step.input_devices).enumerate() {
+        let Some(tensor) = slot.as_ref() else {
+            continue;
+        };
+        let moved = match want {
+            None if tensor.is_on_host() => continue,
+            None => tensor.to_host(),
+            Some(device) if tensor.device_type() == device.device_type() => continue,
+            Some(device) => tensor
+                .to_host()
+                .and_then(|host| device.upload(&host).map_err(Into::into)),
+        };
+        *slot = Some(moved.map_err(|source| {
+            let node = &graph.nodes()[step.node];
+            RunError::Transfer {
+                node: node.def.name.clone(),
+                op: node.def.op.clone(),
+                index,
+                to: want
+                    .as_ref()
+                    .map_or(DEVICE_CPU, |d| d.device_type())
+                    .to_owned(),
+                source: Box::new(source),
+            }
+        })?);
+    }
+    Ok(())
+}
+
+fn missing_value(graph: &Graph, step: &Step) -> RunError {
+    let node = &graph.nodes()[step.node];
+    RunError::Compute {
+        node: node.def.name.clone(),
+        op: node.def.op.clone(),
+        device: step.kernel.info().device().to_owned(),
+        source: Box::new(KernelError::internal(
+            "an input had no value (executor bug)",
+        )),
+    }
+}

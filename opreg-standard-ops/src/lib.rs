@@ -1,0 +1,111 @@
+//! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
+//! ops every opreg backend defines and runs (the list in `graphs/README.md`).
+//!
+//! Each op is declared with [`op`](macro@crate::op) from the same spec strings as
+//! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
+//! OpDef, otherwise TF 2.21's registry written back as strings), with the same
+//! name and flags. The doc comment of each op is its TF Doc text (summary and
+//! description). `tests/standard_ops.rs` compares every OpDef with TF 2.21's
+//! registry.
+//!
+//! Every op has a shape function ([`shape`]), checked against TensorFlow's
+//! shapes; the geometry and checks they share with the CPU and GPU kernels
+//! are `opreg-op-logic`'s. Every op is re-exported at the crate root:
+//!
+//! ```
+//! use opreg_standard_ops::MatMul;
+//! use registry_core::Op;
+//!
+//! assert_eq!(MatMul::NAME, "MatMul");
+//! assert_eq!(MatMul::op_def().input_arg.len(), 2);
+//! ```
+//!
+//! The ops register themselves (through `inventory`) in every program that
+//! links this crate; name it once ([`link`], or any item of it) so the
+//! linker keeps it.
+
+pub mod ops;
+pub mod shape;
+
+pub use ops::array::*;
+pub use ops::control::*;
+pub use ops::logic::*;
+pub use ops::math::*;
+pub use ops::nn::*;
+pub use ops::reduce::*;
+
+/// Makes sure this crate (and so its op registrations) is linked into the
+/// binary. Returns the number of standard ops the global registry holds.
+///
+/// ```
+/// assert_eq!(opreg_standard_ops::link(), opreg_standard_ops::NAMES.len());
+/// ```
+pub fn link() -> usize {
+    let registry = registry_core::OpRegistry::global();
+    NAMES.iter().filter(|name| registry.contains(name)).count()
+}
+
+/// The names of the standard ops, sorted (the list of `graphs/README.md`).
+///
+/// ```
+/// use opreg_standard_ops::NAMES;
+/// use registry_core::OpRegistry;
+/// assert_eq!(NAMES.len(), 54);
+/// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
+/// ```
+pub const NAMES: [&str; 54] = [
+    "Abs",
+    "AddN",
+    "AddV2",
+    "ArgMax",
+    "BiasAdd",
+    "Cast",
+    "ConcatV2",
+    "Const",
+    "Conv2D",
+    "Equal",
+    "Exp",
+    "ExpandDims",
+    "Floor",
+    "FloorDiv",
+    "FloorMod",
+    "FusedBatchNormV3",
+    "GatherV2",
+    "Greater",
+    "Identity",
+    "Log",
+    "LogicalAnd",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Maximum",
+    "Mean",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "NoOp",
+    "OneHot",
+    "Pack",
+    "Pad",
+    "Placeholder",
+    "Pow",
+    "RealDiv",
+    "Relu",
+    "Reshape",
+    "Rsqrt",
+    "Select",
+    "SelectV2",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Sqrt",
+    "Square",
+    "SquaredDifference",
+    "Squeeze",
+    "StridedSlice",
+    "Sub",
+    "Sum",
+    "Tanh",
+    "Tile",
+    "Transpose",
+];

@@ -1,0 +1,215 @@
+//! Array ops (TF's `array_ops.cc`): constants and placeholders, identity,
+//! reshaping, slicing, gathering, concatenation and padding.
+
+use registry_core::op;
+
+/// Concatenates tensors along one dimension.
+///
+/// The `N` tensors in `values` must have the same rank and agree in every
+/// dimension but `axis`; the output holds them one after the other along
+/// `axis`, which may be negative to count from the last dimension.
+#[op(
+    input = "values: N * T",
+    input = "axis: Tidx",
+    output = "output: T",
+    attr = "N: int >= 2",
+    attr = "T: type",
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::concat_v2
+)]
+pub struct ConcatV2;
+
+/// Returns a constant tensor.
+///
+/// The output is the tensor given in the `value` attr, of type `dtype`.
+#[op(output = "output: dtype", attr = "value: tensor", attr = "dtype: type", shape_fn = crate::shape::const_op)]
+pub struct Const;
+
+/// Inserts a dimension of 1 into a tensor's shape.
+///
+/// Given a tensor `input`, inserts a dimension of length 1 at the dimension
+/// index `dim` of its shape (counted from the end when negative). The data
+/// are unchanged.
+#[op(
+    input = "input: T",
+    input = "dim: Tdim",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tdim: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::expand_dims
+)]
+pub struct ExpandDims;
+
+/// Gather slices from `params` axis `axis` according to `indices`.
+///
+/// `indices` must be an integer tensor of any dimension; the output has the
+/// shape of `params` with dimension `axis` replaced by the shape of
+/// `indices` (after the first `batch_dims` batch dimensions).
+#[op(
+    input = "params: Tparams",
+    input = "indices: Tindices",
+    input = "axis: Taxis",
+    output = "output: Tparams",
+    attr = "batch_dims: int = 0",
+    attr = "Tparams: type",
+    attr = "Tindices: {int16, int32, int64}",
+    attr = "Taxis: {int32, int64}",
+    shape_fn = crate::shape::gather_v2
+)]
+pub struct GatherV2;
+
+/// Return a tensor with the same shape and contents as the input tensor or value.
+///
+/// The output is the input, unchanged.
+#[op(input = "input: T", output = "output: T", attr = "T: type", shape_fn = registry_core::shape::common::unchanged_shape)]
+pub struct Identity;
+
+/// Returns a one-hot tensor.
+///
+/// The locations given by `indices` take the value `on_value`, all other
+/// locations take `off_value`. The new dimension of length `depth` is
+/// inserted at `axis` (the last dimension when -1).
+#[op(
+    input = "indices: TI",
+    input = "depth: int32",
+    input = "on_value: T",
+    input = "off_value: T",
+    output = "output: T",
+    attr = "axis: int = -1",
+    attr = "T: type",
+    attr = "TI: {uint8, int8, int32, int64} = DT_INT64",
+    shape_fn = crate::shape::one_hot
+)]
+pub struct OneHot;
+
+/// Packs a list of `N` rank-`R` tensors into one rank-`(R+1)` tensor.
+///
+/// All tensors in `values` must have the same shape and type; they are
+/// stacked along a new dimension inserted at `axis`.
+#[op(
+    input = "values: N * T",
+    output = "output: T",
+    attr = "N: int >= 1",
+    attr = "T: type",
+    attr = "axis: int = 0",
+    shape_fn = crate::shape::pack
+)]
+pub struct Pack;
+
+/// Pads a tensor with zeros.
+///
+/// `paddings` is an integer tensor of shape [rank of `input`, 2]; for each
+/// dimension it gives how many zeros to add before and after its contents.
+#[op(
+    input = "input: T",
+    input = "paddings: Tpaddings",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tpaddings: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::pad
+)]
+pub struct Pad;
+
+/// A placeholder op for a value that will be fed into the computation.
+///
+/// Running a graph fails unless a value of type `dtype` (and, when `shape`
+/// is fully defined, of that shape) is fed for this op's output.
+#[op(
+    output = "output: dtype",
+    attr = "dtype: type",
+    attr = "shape: shape = { unknown_rank: true }",
+    shape_fn = crate::shape::placeholder
+)]
+pub struct Placeholder;
+
+/// Reshapes a tensor.
+///
+/// Returns a tensor with the elements of `tensor` in the same order and the
+/// shape given by `shape`; at most one entry of `shape` may be -1, in which
+/// case its length is computed so that the element count is unchanged.
+#[op(
+    input = "tensor: T",
+    input = "shape: Tshape",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tshape: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::reshape
+)]
+pub struct Reshape;
+
+/// Return a slice from 'input'.
+///
+/// The output is the part of `input` of size `size` that starts at the
+/// offsets `begin`; a size of -1 takes every remaining element of that
+/// dimension.
+#[op(
+    input = "input: T",
+    input = "begin: Index",
+    input = "size: Index",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Index: {int32,int64}",
+    shape_fn = crate::shape::slice
+)]
+pub struct Slice;
+
+/// Removes dimensions of size 1 from the shape of a tensor.
+///
+/// Without `squeeze_dims` every dimension of length 1 is removed; otherwise
+/// only the listed ones, which must have length 1.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "squeeze_dims: list(int) >= 0 = []",
+    shape_fn = crate::shape::squeeze
+)]
+pub struct Squeeze;
+
+/// Return a strided slice from `input`.
+///
+/// The slice is given by `begin`, `end` and `strides` per dimension, as in
+/// Python's extended slicing; the bit masks select full ranges, ellipses,
+/// new axes and dimensions to drop.
+#[op(
+    input = "input: T",
+    input = "begin: Index",
+    input = "end: Index",
+    input = "strides: Index",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Index: {int16, int32, int64}",
+    attr = "begin_mask: int = 0",
+    attr = "end_mask: int = 0",
+    attr = "ellipsis_mask: int = 0",
+    attr = "new_axis_mask: int = 0",
+    attr = "shrink_axis_mask: int = 0",
+    shape_fn = crate::shape::strided_slice
+)]
+pub struct StridedSlice;
+
+/// Constructs a tensor by tiling a given tensor.
+///
+/// The output replicates `input` `multiples[i]` times along dimension `i`.
+#[op(
+    input = "input: T",
+    input = "multiples: Tmultiples",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tmultiples: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::tile
+)]
+pub struct Tile;
+
+/// Shuffle dimensions of x according to a permutation.
+///
+/// Dimension `i` of the output is dimension `perm[i]` of `x`.
+#[op(
+    input = "x: T",
+    input = "perm: Tperm",
+    output = "y: T",
+    attr = "T: type",
+    attr = "Tperm: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::transpose
+)]
+pub struct Transpose;

@@ -1,0 +1,279 @@
+//! Element-wise arithmetic, casts and matrix multiplication (TF's
+//! `math_ops.cc`).
+
+use registry_core::op;
+
+/// Computes the absolute value of a tensor.
+///
+/// Given a tensor `x`, returns a tensor of the same shape and type holding
+/// the absolute value of each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Abs;
+
+/// Returns x + y element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape. Unlike the older
+/// `Add`, it does not accept strings.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
+    commutative,
+    aggregate,
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct AddV2;
+
+/// Casts x of type SrcT to y of type DstT.
+///
+/// With `Truncate` set, a float cast to a narrower float type truncates the
+/// mantissa instead of rounding to nearest.
+#[op(
+    input = "x: SrcT",
+    output = "y: DstT",
+    attr = "SrcT: type",
+    attr = "DstT: type",
+    attr = "Truncate: bool = false",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Cast;
+
+/// Computes exponential of x element-wise.
+///
+/// Returns e raised to the power of each element of `x`; complex inputs use
+/// the complex exponential.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Exp;
+
+/// Returns element-wise largest integer not greater than x.
+///
+/// The result keeps the floating-point type of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Floor;
+
+/// Returns x // y element-wise.
+///
+/// Division rounded toward negative infinity. Supports broadcasting of `x`
+/// and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct FloorDiv;
+
+/// Returns element-wise remainder of division.
+///
+/// The remainder of the division rounded toward negative infinity, so the
+/// result has the sign of `y`: `floor(x / y) * y + floormod(x, y) = x`.
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct FloorMod;
+
+/// Computes natural logarithm of x element-wise.
+///
+/// Returns the logarithm to base e of each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Log;
+
+/// Multiply the matrix "a" by the matrix "b".
+///
+/// The inputs must be two-dimensional matrices and the inner dimension of
+/// "a" (after being transposed if `transpose_a` is true) must match the outer
+/// dimension of "b" (after being transposed if `transpose_b` is true).
+#[op(
+    input = "a: T",
+    input = "b: T",
+    output = "product: T",
+    attr = "transpose_a: bool = false",
+    attr = "transpose_b: bool = false",
+    attr = "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+    attr = "grad_a: bool = false",
+    attr = "grad_b: bool = false",
+    shape_fn = crate::shape::matmul
+)]
+pub struct MatMul;
+
+/// Returns the max of x and y (i.e. x > y ? x : y) element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Maximum;
+
+/// Returns the min of x and y (i.e. x < y ? x : y) element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Minimum;
+
+/// Returns x * y element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
+    commutative,
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Mul;
+
+/// Computes numerical negative value element-wise.
+///
+/// Returns a tensor of the same shape and type with each element of `x`
+/// negated (y = -x).
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Neg;
+
+/// Computes the power of one value to another.
+///
+/// Given a tensor `x` and a tensor `y`, computes x raised to the power y for
+/// corresponding elements, broadcasting `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Pow;
+
+/// Returns x / y element-wise for real types.
+///
+/// If `x` and `y` are reals, this returns the floating-point division.
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct RealDiv;
+
+/// Computes reciprocal of square root of x element-wise.
+///
+/// Returns 1 / sqrt(x) for each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Rsqrt;
+
+/// Computes sigmoid of `x` element-wise.
+///
+/// Returns 1 / (1 + exp(-x)) for each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Sigmoid;
+
+/// Computes square root of x element-wise.
+///
+/// Returns the principal square root of each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Sqrt;
+
+/// Computes square of x element-wise.
+///
+/// Returns x * x for each element of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Square;
+
+/// Returns conj(x - y)(x - y) element-wise.
+///
+/// The squared difference of `x` and `y`, broadcast to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
+    commutative,
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct SquaredDifference;
+
+/// Returns x - y element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Sub;
+
+/// Computes hyperbolic tangent of `x` element-wise.
+///
+/// Returns tanh(x) for each element of `x`, in the range [-1, 1] for reals.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Tanh;

@@ -1,0 +1,109 @@
+//! Neural-network ops (TF's `nn_ops.cc`): [`BiasAdd`], [`Conv2D`],
+//! [`FusedBatchNormV3`], [`MaxPool`], [`Relu`], [`Softmax`].
+
+use registry_core::op;
+
+/// Adds `bias` to `value`.
+///
+/// A special case of `Add` where `bias` is 1-D and matches the channel
+/// dimension of `value` (the last one for NHWC, the third-to-last for NCHW).
+/// Broadcasting is supported, so `value` may have any number of dimensions.
+#[op(
+    input = "value: T",
+    input = "bias: T",
+    output = "output: T",
+    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    shape_fn = crate::shape::bias_add
+)]
+pub struct BiasAdd;
+
+/// Computes a 2-D convolution given 4-D `input` and `filter` tensors.
+///
+/// The `filter` has shape [filter_height, filter_width, in_channels,
+/// out_channels]. For each output position the op extracts an image patch,
+/// multiplies it by the filter and sums, with the window moved by `strides`,
+/// spread by `dilations` and padded as `padding` says.
+#[op(
+    input = "input: T",
+    input = "filter: T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double, int32}",
+    attr = "strides: list(int)",
+    attr = "use_cudnn_on_gpu: bool = true",
+    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+    attr = "explicit_paddings: list(int) = []",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    shape_fn = crate::shape::conv2d
+)]
+pub struct Conv2D;
+
+/// Batch normalization.
+///
+/// Normalizes `x` with the given `mean` and `variance` (or, when
+/// `is_training` is true, the moments of the batch), then scales it by
+/// `scale` and shifts it by `offset`. The data format of `x` is NHWC or NCHW
+/// (NDHWC or NCDHW for 5-D inputs).
+#[op(
+    input = "x: T",
+    input = "scale: U",
+    input = "offset: U",
+    input = "mean: U",
+    input = "variance: U",
+    output = "y: T",
+    output = "batch_mean: U",
+    output = "batch_variance: U",
+    output = "reserve_space_1: U",
+    output = "reserve_space_2: U",
+    output = "reserve_space_3: U",
+    attr = "T: {half, bfloat16, float}",
+    attr = "U: {bfloat16, float}",
+    attr = "epsilon: float = 1e-04",
+    attr = "exponential_avg_factor: float = 1.0",
+    attr = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
+    attr = "is_training: bool = true",
+    shape_fn = crate::shape::fused_batch_norm_v3
+)]
+pub struct FusedBatchNormV3;
+
+/// Performs max pooling on the input.
+///
+/// Each output element is the maximum of a `ksize` window of `input`, with
+/// the window moved by `strides` and the input padded as `padding` says.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT",
+    attr = "ksize: list(int) >= 4",
+    attr = "strides: list(int) >= 4",
+    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+    attr = "explicit_paddings: list(int) = []",
+    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+    shape_fn = crate::shape::max_pool
+)]
+pub struct MaxPool;
+
+/// Computes rectified linear: `max(features, 0)`.
+///
+/// Negative elements of `features` become zero, the others pass unchanged.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Relu;
+
+/// Computes softmax activations.
+///
+/// For each batch `i` and class `j` the result is
+/// exp(logits[i, j]) / sum_j(exp(logits[i, j])), over the last dimension of
+/// `logits`.
+#[op(
+    input = "logits: T",
+    output = "softmax: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape_with_rank_at_least_1
+)]
+pub struct Softmax;

@@ -1,0 +1,35 @@
+//! The shape functions of the standard ops (TF's `array_ops.cc`,
+//! `math_ops.cc`, `nn_ops.cc` and the op-specific part of
+//! `common_shape_fns.cc`). Ops whose shape function is one of the
+//! framework's element-wise ones use [`registry_core::shape::common`]:
+//!
+//! | ops | shape function |
+//! |---|---|
+//! | Abs, Cast, Exp, Floor, Identity, Log, Neg, Relu, Rsqrt, Sigmoid, Sqrt, Square, Tanh | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
+//! | AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
+//! | AddN | [`common::merge_inputs`](registry_core::shape::common::merge_inputs) |
+//! | Softmax | [`common::unchanged_shape_with_rank_at_least_1`](registry_core::shape::common::unchanged_shape_with_rank_at_least_1) |
+//! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
+//! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
+//! | Max, Mean, Sum | [`reduction`] |
+//! | the others | this module, one function per op |
+
+mod array;
+mod conv;
+mod math;
+mod matmul;
+mod nn;
+mod reduce;
+mod strided_slice;
+
+pub use conv::{conv2d, max_pool};
+pub use matmul::{bias_add, matmul};
+pub use reduce::{concat_v2, reduction};
+
+pub use array::{
+    const_op, expand_dims, gather_v2, one_hot, pack, pad, placeholder, reshape, slice, squeeze,
+    tile, transpose,
+};
+pub use math::{arg_max, select, select_v2};
+pub use nn::fused_batch_norm_v3;
+pub use strided_slice::strided_slice;

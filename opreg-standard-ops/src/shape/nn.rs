@@ -1,0 +1,43 @@
+//! Shape function of `FusedBatchNormV3` (TF's `FusedBatchNormV3Shape`).
+
+use registry_core::shape::{InferenceContext, Shape, ShapeError};
+
+/// `FusedBatchNormV3`: `x` is 4-D (`NHWC`, `NCHW`) or 5-D (`NDHWC`,
+/// `NCDHW`); `scale` and `offset` (and `mean` and `variance`, unless
+/// training with `exponential_avg_factor` 1) are vectors of the channel
+/// count. Output `y` has the shape of `x`; `batch_mean`,
+/// `batch_variance`, `reserve_space_1` and `reserve_space_2` are vectors
+/// of the channel count; `reserve_space_3` is unknown.
+pub fn fused_batch_norm_v3(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let (rank, channel_index) = match c.attr_string("data_format")? {
+        "NHWC" => (4, 3),
+        "NCHW" => (4, 1),
+        "NDHWC" => (5, 4),
+        "NCDHW" => (5, 1),
+        other => {
+            return Err(c.invalid_attr(
+                "data_format",
+                format!("Invalid data format string: {other}"),
+            ));
+        }
+    };
+    let x = c.input_with_rank(0, rank)?;
+    let is_training = c.attr_bool("is_training")?;
+    let factor = match c.attr("exponential_avg_factor") {
+        Some(_) => c.attr_float("exponential_avg_factor")?,
+        None => 1.0,
+    };
+    // In training with a factor of 1 the mean and variance inputs are unused.
+    let vectors = if is_training && factor == 1.0 { 3 } else { 5 };
+    let mut channels = x.dim(channel_index)?;
+    for i in 1..vectors.min(c.num_inputs()) {
+        let v = c.input_with_rank(i, 1)?;
+        channels = channels.merge(v.dim(0)?).map_err(|e| c.input_error(i, e))?;
+    }
+    let y = x.replace_dim(channel_index, channels)?;
+    c.set_output(0, y)?;
+    for i in 1..5 {
+        c.set_output(i, Shape::vector(channels))?;
+    }
+    c.set_output(5, Shape::unknown())
+}
