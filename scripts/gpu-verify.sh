@@ -8,6 +8,7 @@
 # `build` compiles, in release, and strips:
 #   - every test target of kernels-cuda (features cuda)  -> tests/kernels-cuda-<target>
 #   - the tests crate's gpu_graphs test                   -> tests/opreg-tests-gpu_graphs
+#   - the example crate's gpu test (features cuda)        -> tests/zero-out-gpu
 #   - kernels-cuda's `gpu` criterion bench                -> bench-gpu
 #   - the `opreg` CLI (opreg-cli, default features: cuda) -> opreg
 # and copies the shared TensorFlow graphs (graph.pb, io.json) to
@@ -19,8 +20,11 @@
 # `run` unpacks the bundle into a temporary folder, puts every
 # `nvidia/*/lib` folder of python3's site-packages (CUDA's NVRTC, cuBLAS,
 # cuDNN from the pip wheels) on LD_LIBRARY_PATH, prints nvidia-smi, runs each
-# test binary with --nocapture (a failure, or a test that printed
-# "skipped:", fails the run), runs `opreg run --device gpu` on every shared
+# test binary with --include-ignored --nocapture (the tests that need a GPU
+# are `#[ignore = "needs a GPU"]`, so they run here and are reported as
+# ignored elsewhere; a failure, or a test that printed "skipped:", fails the
+# run; OPREG_REQUIRE_NVRTC=1, so a missing NVRTC fails the source
+# checks), runs `opreg run --device gpu` on every shared
 # graph, and runs the bench binary with --bench. Logs go to $OUT (or a
 # temporary folder when OUT is unset), in four files: tests.log, opreg.log,
 # bench.log, summary.txt. Exit status 0 only when everything passed. Without
@@ -97,6 +101,16 @@ build() {
         fi
     done <"$list"
     [ -x "$stage/tests/opreg-tests-gpu_graphs" ] || die "the gpu_graphs test binary was not produced"
+
+    echo "== zero-out gpu test (release, features cuda)"
+    cargo test --release -p zero-out --features cuda --test gpu --no-run --message-format=json-render-diagnostics |
+        executables >"$list" || die "building the example's gpu test failed"
+    while read -r _kind name path; do
+        if [ "$name" = gpu ]; then
+            install_stripped "$path" "$stage/tests/zero-out-gpu"
+        fi
+    done <"$list"
+    [ -x "$stage/tests/zero-out-gpu" ] || die "the example's gpu test binary was not produced"
 
     echo "== kernels-cuda bench gpu"
     cargo bench --no-run -p kernels-cuda --features cuda --bench gpu --message-format=json-render-diagnostics |
@@ -201,6 +215,7 @@ print(":".join(found))
         note "warning: no nvidia/*/lib folder under python3's site-packages (${site:-python3 not found})"
     fi
     export OPREG_SHARED_DIR="$bin/shared"
+    export OPREG_REQUIRE_NVRTC=1
     note "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
     note "OPREG_SHARED_DIR=$OPREG_SHARED_DIR"
 
@@ -229,7 +244,7 @@ print(":".join(found))
         echo "===== $name" >>"$tests_log"
         # Tests share the one device, in parallel as in any process;
         # GPU_VERIFY_TEST_THREADS=1 runs them one at a time (unmixed logs).
-        timeout "$test_timeout" "$t" --nocapture ${GPU_VERIFY_TEST_THREADS:+--test-threads="$GPU_VERIFY_TEST_THREADS"} \
+        timeout "$test_timeout" "$t" --include-ignored --nocapture ${GPU_VERIFY_TEST_THREADS:+--test-threads="$GPU_VERIFY_TEST_THREADS"} \
             >>"$tests_log" 2>&1
         rc=$?
         section=$(sed -n "/^===== $name\$/,\$p" "$tests_log")

@@ -682,6 +682,7 @@ static PAIR_KERNELS: [KernelRegistration; 2] = [
         priority: 0,
         factory: dummy_factory,
         kernel_name: "pair::<f32, i32>",
+        sources: None,
         location: HERE,
     },
     // A GPU kernel that leaves B unconstrained.
@@ -697,6 +698,7 @@ static PAIR_KERNELS: [KernelRegistration; 2] = [
         priority: 0,
         factory: dummy_factory,
         kernel_name: "pair_gpu::<f64>",
+        sources: None,
         location: HERE,
     },
 ];

@@ -17,7 +17,9 @@ pub mod numeric;
 pub mod array;
 #[cfg(feature = "linalg")]
 pub mod linalg;
-#[cfg(feature = "math")]
+// The unary table's kernels are in `math`, each in its own group (`Relu`
+// is in `nn`).
+#[cfg(any(feature = "math", feature = "nn"))]
 pub mod math;
 #[cfg(feature = "nn")]
 pub mod nn;
@@ -35,6 +37,6 @@ pub fn link() -> usize {
     registry_core::KernelRegistry::global()
         .all()
         .iter()
-        .filter(|r| r.device == registry_core::kernel::DEVICE_CPU)
+        .filter(|r| r.device == registry_core::device::DEVICE_CPU)
         .count()
 }

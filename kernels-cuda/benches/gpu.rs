@@ -37,7 +37,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use cudarc::cublas::{Gemm, GemmConfig, result as cublas_result, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error};
+use opreg_cuda::{GpuDevice, gpu_error, gpu_slice, gpu_slice_mut};
 use opreg_runtime::{Graph, Session, SessionOptions};
 use registry_core::create_op_kernel;
 use registry_core::device::Device;
@@ -216,8 +216,8 @@ fn elementwise(c: &mut Criterion, dev: &Arc<GpuDevice>, samples: &Samples) -> Be
         &Tensor::from_vec([n], host).map_err(|e| e.to_string())?,
     )?;
     let abs = kernel("GPU", &abs_node(DataType::DtFloat))?;
-    if abs.info().device() != "GPU" {
-        return Err(format!("Abs was built for {}", abs.info().device()));
+    if abs.info().device_type() != "GPU" {
+        return Err(format!("Abs was built for {}", abs.info().device_type()));
     }
     // Check the result once (every 4099th element, and the last).
     let y = to_host_f64(&compute_once(dev, &abs, std::slice::from_ref(&x))?)?;
@@ -231,11 +231,14 @@ fn elementwise(c: &mut Criterion, dev: &Arc<GpuDevice>, samples: &Samples) -> Be
         }
     }
     drop(y);
-    let src: &CudaSlice<u8> = gpu_bytes(&x, 0).map_err(|e| e.to_string())?;
-    let mut dst = dev.alloc_zeroed(bytes).map_err(|e| e.to_string())?;
+    let src: &CudaSlice<u8> = gpu_slice(&x).map_err(|e| e.to_string())?;
+    let mut dst_tensor = dev
+        .zeros(DataType::DtUint8, [bytes])
+        .map_err(|e| e.to_string())?;
+    let dst = gpu_slice_mut(&mut dst_tensor).map_err(|e| e.to_string())?;
     let stream = Arc::clone(dev.stream());
     stream
-        .memcpy_dtod(src, &mut dst)
+        .memcpy_dtod(src, dst)
         .map_err(|e| format!("memcpy_dtod: {e}"))?;
     sync(dev)?;
 
@@ -252,7 +255,7 @@ fn elementwise(c: &mut Criterion, dev: &Arc<GpuDevice>, samples: &Samples) -> Be
         black_box(out);
     });
     bench_each(&mut group, samples, "dtod_copy_1GiB", || {
-        stream.memcpy_dtod(src, &mut dst).expect("memcpy_dtod");
+        stream.memcpy_dtod(src, dst).expect("memcpy_dtod");
         dev.synchronize().expect("synchronize");
     });
     group.finish();
@@ -409,14 +412,20 @@ fn matmul(
     let mm = kernel("GPU", &matmul_node(dtype))?;
     let inputs = [a.clone(), b.clone()];
     let ours = to_host_f64(&compute_once(dev, &mm, &inputs)?)?;
-    let a_bytes: &CudaSlice<u8> = gpu_bytes(&a, 0).map_err(|e| e.to_string())?;
-    let b_bytes: &CudaSlice<u8> = gpu_bytes(&b, 1).map_err(|e| e.to_string())?;
-    let elem = if dtype == DataType::DtHalf { 2 } else { 4 };
-    let mut reference = dev.alloc_zeroed(len * elem).map_err(|e| e.to_string())?;
-    cublas_matmul(dev, dtype, a_bytes, b_bytes, &mut reference, dim).map_err(|e| e.to_string())?;
-    let reference = dev
-        .tensor(dtype, a.shape().clone(), reference)
+    let a_bytes: &CudaSlice<u8> = gpu_slice(&a).map_err(|e| e.to_string())?;
+    let b_bytes: &CudaSlice<u8> = gpu_slice(&b).map_err(|e| e.to_string())?;
+    let mut reference = dev
+        .zeros(dtype, a.shape().clone())
         .map_err(|e| e.to_string())?;
+    cublas_matmul(
+        dev,
+        dtype,
+        a_bytes,
+        b_bytes,
+        gpu_slice_mut(&mut reference).map_err(|e| e.to_string())?,
+        dim,
+    )
+    .map_err(|e| e.to_string())?;
     let theirs = to_host_f64(&reference)?;
     drop(reference);
     if ours.len() != theirs.len() {
@@ -436,7 +445,10 @@ fn matmul(
     }
     drop((ours, theirs));
 
-    let mut c_out = dev.alloc_zeroed(len * elem).map_err(|e| e.to_string())?;
+    let mut c_tensor = dev
+        .zeros(dtype, a.shape().clone())
+        .map_err(|e| e.to_string())?;
+    let c_out = gpu_slice_mut(&mut c_tensor).map_err(|e| e.to_string())?;
     let mut group = c.benchmark_group(format!("matmul_{label}"));
     group
         .sample_size(10)
@@ -459,7 +471,7 @@ fn matmul(
         samples,
         &format!("matmul_{label}_cublas"),
         || {
-            cublas_matmul(dev, dtype, a_bytes, b_bytes, &mut c_out, dim).expect("cuBLAS");
+            cublas_matmul(dev, dtype, a_bytes, b_bytes, c_out, dim).expect("cuBLAS");
             dev.synchronize().expect("synchronize");
         },
     );

@@ -28,12 +28,33 @@
 pub mod array;
 #[cfg(all(feature = "cuda", feature = "linalg"))]
 pub mod linalg;
-#[cfg(all(feature = "cuda", feature = "math"))]
+// The unary table's kernels are in `math`, each in its own group (`Relu`
+// is in `nn`).
+#[cfg(all(feature = "cuda", any(feature = "math", feature = "nn")))]
 pub mod math;
 #[cfg(all(feature = "cuda", feature = "nn"))]
 pub mod nn;
 #[cfg(all(feature = "cuda", feature = "reduce"))]
 pub mod reduce;
+
+/// The sources of a registration whose kernel compiles `source(dtype)`
+/// for each type its constraint on `attr` lists (one, as `#[kernel]`
+/// registers them).
+#[cfg(feature = "cuda")]
+pub(crate) fn sources_of_type(
+    reg: &registry_core::kernel::KernelRegistration,
+    attr: &str,
+    source: impl Fn(
+        registry_core::proto::DataType,
+    )
+        -> Result<registry_core::kernel::KernelSource, registry_core::kernel::KernelError>,
+) -> Result<Vec<registry_core::kernel::KernelSource>, registry_core::kernel::KernelError> {
+    registry_core::kernel::constraint_types(reg, attr)
+        .unwrap_or(&[])
+        .iter()
+        .map(|&dtype| source(dtype))
+        .collect()
+}
 
 /// Makes sure this crate (and so its kernel and device registrations) is
 /// linked into the binary. Returns the number of GPU kernel registrations
@@ -47,7 +68,7 @@ pub fn link() -> usize {
     registry_core::KernelRegistry::global()
         .all()
         .iter()
-        .filter(|r| r.device == registry_core::kernel::DEVICE_GPU)
+        .filter(|r| r.device == registry_core::device::DEVICE_GPU)
         .count()
 }
 

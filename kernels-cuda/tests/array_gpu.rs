@@ -1,8 +1,8 @@
 //! The GPU array kernels against the CPU kernels: each case runs the same
 //! node on both devices (the GPU's inputs uploaded, host-memory args left
 //! on the host) and the outputs must be identical, bit for bit (these ops
-//! only move elements), or both must fail with the same message. Skips,
-//! saying so, without a GPU.
+//! only move elements), or both must fail with the same message. Ignored
+//! unless asked for with `--ignored` (they need a GPU).
 #![cfg(feature = "cuda")]
 
 mod common;
@@ -91,8 +91,9 @@ const TYPES: [DataType; 8] = [
 ];
 
 #[test]
+#[ignore = "needs a GPU"]
 fn const_identity_and_reshapes() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let value = data(dt, &[2, 3], k as u64);
         let node = NodeDefBuilder::new("c", "Const")
@@ -154,8 +155,9 @@ fn const_identity_and_reshapes() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn transpose_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let x = data(dt, &[2, 3, 4, 5], k as u64);
         for perm in [
@@ -196,8 +198,9 @@ fn transpose_matches_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn concat_and_pack_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let a = data(dt, &[2, 3, 4], k as u64);
         let b = data(dt, &[2, 1, 4], 1 + k as u64);
@@ -274,8 +277,9 @@ fn concat_and_pack_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn slices_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let x = data(dt, &[4, 5, 6], k as u64);
         let cases: [(&[i32], &[i32]); 5] = [
@@ -344,8 +348,9 @@ fn slices_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn tile_and_pad_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let x = data(dt, &[2, 3, 4], k as u64);
         for m in [[1, 1, 1], [2, 1, 1], [1, 3, 2], [3, 2, 4], [0, 2, 1]] {
@@ -395,8 +400,9 @@ fn tile_and_pad_match_cpu() {
 /// GPU (its indices are in device memory and are not read back), where the
 /// CPU kernel reports InvalidArgument.
 #[test]
+#[ignore = "needs a GPU"]
 fn gather_out_of_range_indices_give_zeros_on_the_gpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let params = Tensor::from_slice([3, 2], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     let indices = Tensor::from_slice([4], &[2i32, 3, -1, 0]).unwrap();
     let inputs = [params, indices, Tensor::scalar(0i32)];
@@ -412,8 +418,9 @@ fn gather_out_of_range_indices_give_zeros_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn gather_and_one_hot_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for (k, &dt) in TYPES.iter().enumerate() {
         let p = data(dt, &[4, 5, 3], k as u64);
         let idx32 = Tensor::from_slice([2, 3], &[0i32, 4, 2, 2, 1, 3]).unwrap();
@@ -507,8 +514,9 @@ fn gather_and_one_hot_match_cpu() {
 /// TF's GPU gather writes zeros for indices outside `[0, dim)` (the CPU
 /// kernel reports them instead).
 #[test]
+#[ignore = "needs a GPU"]
 fn gather_out_of_range_indices_give_zeros_on_gpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let p = Tensor::from_slice([3, 2], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     let idx = Tensor::from_slice([3], &[2i32, 3, -1]).unwrap();
     let inputs = [p, idx, Tensor::scalar(0i32)];

@@ -4,7 +4,7 @@
 //! left unchanged); TF's shape errors; the GPU's defined values where the
 //! CPU reports errors (integer division by zero, negative integer powers)
 //! or follows x86 (float-to-integer casts of NaN and out-of-range values).
-//! Skipped, saying why, without a GPU. (Bandwidth is measured by the `gpu`
+//! Ignored without `--ignored` (they need a GPU). (Bandwidth is measured by the `gpu`
 //! benchmark, not here.)
 #![cfg(all(feature = "cuda", feature = "math"))]
 
@@ -13,7 +13,8 @@ mod common;
 use common::{compute_on_gpu, gpu, node, run_cpu, tensor, uniform, upload};
 use opreg_cuda::GpuDevice;
 use registry_core::KernelRegistry;
-use registry_core::kernel::{DEVICE_GPU, constraint_types};
+use registry_core::device::DEVICE_GPU;
+use registry_core::kernel::constraint_types;
 use registry_core::proto::{DataType, DataTypeExt, NodeDef};
 use registry_core::tensor::{Tensor, TensorElement, bf16, f16};
 
@@ -261,8 +262,9 @@ const UNARY: [&str; 10] = [
 ];
 
 #[test]
+#[ignore = "needs a GPU"]
 fn unary_ops_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for op in UNARY {
         for t in gpu_types(op) {
             let tol = ulps(op, t);
@@ -373,8 +375,9 @@ const BINARY_SHAPES: &[(&[usize], &[usize])] = &[
 ];
 
 #[test]
+#[ignore = "needs a GPU"]
 fn binary_ops_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for op in BINARY {
         for t in gpu_types(op) {
             let tol = ulps(op, t);
@@ -398,8 +401,9 @@ fn binary_ops_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn comparisons_and_logic_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for op in ["Equal", "Greater"] {
         for t in gpu_types(op) {
             for (s, (xs, ys)) in BINARY_SHAPES.iter().enumerate() {
@@ -442,8 +446,9 @@ fn comparisons_and_logic_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn broadcasting_beyond_eight_merged_dims_is_refused() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let xs = [2, 1, 2, 1, 2, 1, 2, 1, 2, 1];
     let ys = [1, 2, 1, 2, 1, 2, 1, 2, 1, 2];
     let x = tensor(DtFloat, &xs, &range(32, 1, -1.0, 1.0));
@@ -456,8 +461,9 @@ fn broadcasting_beyond_eight_merged_dims_is_refused() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn gpu_defined_values_where_the_cpu_errors() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DtInt32, DtInt64] {
         let min = int_range(t).0;
         // Division by zero: x / 0 = -1 and x % 0 = x; MIN / -1 = MIN.
@@ -545,8 +551,9 @@ const CAST_TYPES: [DataType; 13] = [
 ];
 
 #[test]
+#[ignore = "needs a GPU"]
 fn casts_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for src in CAST_TYPES {
         for dst in CAST_TYPES {
             // Values both sides convert alike: in range of the source, and
@@ -595,8 +602,9 @@ fn casts_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn selects_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in gpu_types("SelectV2") {
         let cases: &[(&[usize], &[usize], &[usize])] = &[
             (&[3, 4, 5], &[3, 4, 5], &[3, 4, 5]),
@@ -645,8 +653,9 @@ fn selects_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn add_n_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in gpu_types("AddN") {
         for count in [1usize, 2, 3, 9, 17] {
             for (s, shape) in [vec![], vec![1001], vec![6, 7], vec![0]].iter().enumerate() {

@@ -1,6 +1,7 @@
 //! MatMul on the GPU (cuBLAS) against the CPU kernel: every transpose
 //! combination, half/bfloat16/float/double, empty and `k = 0` products, and
-//! TF's shape errors. Skipped, saying why, without a GPU.
+//! TF's shape errors. Each test is ignored unless asked
+//! for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "linalg"))]
 
 mod common;
@@ -30,8 +31,9 @@ fn tolerance(t: DataType) -> (f64, f64) {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn matches_cpu_for_every_transpose_and_type() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [
         DataType::DtFloat,
         DataType::DtDouble,
@@ -58,8 +60,9 @@ fn matches_cpu_for_every_transpose_and_type() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn known_product() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     // [[1, 2, 3], [4, 5, 6]] x [[7, 8], [9, 10], [11, 12]] = [[58, 64], [139, 154]].
     let a = tensor(DataType::DtFloat, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let b = tensor(
@@ -72,8 +75,9 @@ fn known_product() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn empty_products() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DataType::DtFloat, DataType::DtHalf] {
         // k = 0: zeros of [m, n].
         let a = tensor(t, &[3, 0], &[]);
@@ -94,8 +98,9 @@ fn empty_products() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn shape_errors_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let t = DataType::DtFloat;
     for (a_shape, b_shape, ta, tb) in [
         (vec![2, 3], vec![2, 3], false, false),

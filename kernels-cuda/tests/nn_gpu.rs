@@ -1,8 +1,8 @@
 //! The GPU nn kernels against the CPU kernels: Relu, BiasAdd, Softmax,
 //! MaxPool, Conv2D and FusedBatchNormV3 on a few shapes and dtypes,
 //! including empty tensors, NCHW (compared through host transposes where
-//! the CPU kernel is NHWC-only) and TF's errors. Skipped, saying why,
-//! without a GPU.
+//! the CPU kernel is NHWC-only) and TF's errors. Each test is ignored
+//! unless asked for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "nn"))]
 
 mod common;
@@ -72,8 +72,9 @@ fn nchw_list(v: &[i64; 4]) -> [i64; 4] {
 // ---- Relu ----
 
 #[test]
+#[ignore = "needs a GPU"]
 fn relu_matches_cpu_with_nan_and_negative_zero() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
         let n = node("Relu", &[t], &[]);
         let mut v = pseudo_random(1000, 1);
@@ -98,8 +99,9 @@ fn relu_matches_cpu_with_nan_and_negative_zero() {
 // ---- BiasAdd ----
 
 #[test]
+#[ignore = "needs a GPU"]
 fn bias_add_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
         for (format, shape, channels) in [
             ("NHWC", vec![2, 3, 4, 5], 5),
@@ -127,8 +129,9 @@ fn bias_add_matches_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn bias_add_errors_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let n = node("BiasAdd", &[DtFloat; 2], &[]);
     for (x, bias) in [
         (random(DtFloat, &[4], 1), random(DtFloat, &[4], 2)),
@@ -146,8 +149,9 @@ fn bias_add_errors_match_cpu() {
 // ---- Softmax ----
 
 #[test]
+#[ignore = "needs a GPU"]
 fn softmax_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
         let n = node("Softmax", &[t], &[]);
         for shape in [
@@ -205,8 +209,9 @@ fn explicit_to_nchw(explicit: &[i64]) -> Vec<i64> {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn max_pool_matches_cpu_nhwc_and_nchw() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let cases: [PoolCase; 5] = [
         ([1, 2, 2, 1], [1, 2, 2, 1], "VALID", vec![]),
         ([1, 3, 3, 1], [1, 2, 2, 1], "SAME", vec![]),
@@ -249,8 +254,9 @@ fn max_pool_matches_cpu_nhwc_and_nchw() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn max_pool_ignores_nan_and_starts_from_lowest() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let n = max_pool(DtFloat, "NHWC", [1, 2, 1, 1], [1, 2, 1, 1], "VALID", &[]);
     let inf = f64::INFINITY;
     let x = tensor(
@@ -298,8 +304,9 @@ type ConvCase = (
 );
 
 #[test]
+#[ignore = "needs a GPU"]
 fn conv2d_matches_cpu_nhwc_and_nchw() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     // (input NHWC, filter HWIO, strides, dilations, padding, explicit NHWC).
     let cases: Vec<ConvCase> = vec![
         (
@@ -400,8 +407,9 @@ fn conv2d_matches_cpu_nhwc_and_nchw() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn conv2d_empty_and_errors() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let n = conv(DtFloat, "NHWC", [1; 4], [1; 4], "SAME", &[]);
     // Empty batch, and an input with no channels (zeros).
     for (input, filter) in [([0, 4, 4, 2], [3, 3, 2, 3]), ([1, 4, 4, 0], [3, 3, 1, 3])] {
@@ -451,8 +459,9 @@ fn batch_norm(t: DataType, training: bool, format: &str, epsilon: f32, factor: f
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn batch_norm_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     for t in [DtFloat, DtHalf, DtBfloat16] {
         let (abs, rel) = match t {
             DtFloat => (1e-5, 1e-5),
@@ -497,8 +506,9 @@ fn batch_norm_matches_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn batch_norm_empty_and_errors() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let v3 = |c| random(DtFloat, &[c], 1);
     for training in [false, true] {
         let n = batch_norm(DtFloat, training, "NHWC", 1e-3, 1.0);

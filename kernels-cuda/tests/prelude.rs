@@ -3,7 +3,8 @@
 //! found: `scripts/install-nvrtc.sh` installs it).
 #![cfg(feature = "cuda")]
 
-use opreg_cuda::{KernelSource, check_compiles};
+use opreg_cuda::check_compiles;
+use registry_core::kernel::KernelSource;
 
 #[test]
 fn prelude_and_a_kernel_using_it_compile() {

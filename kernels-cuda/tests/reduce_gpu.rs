@@ -2,7 +2,8 @@
 //! columns, full, scattered axes, long reductions split in parts, empty
 //! inputs and outputs, keep_dims), dtypes and NaN inputs: integers and
 //! Max/ArgMax exactly; float sums and means within a tolerance (the GPU
-//! adds in another order). Skips, saying so, without a GPU.
+//! adds in another order). Ignored unless asked for with
+//! `--ignored` (they need a GPU).
 #![cfg(feature = "cuda")]
 
 mod common;
@@ -110,8 +111,9 @@ fn axes32(v: &[i32]) -> Tensor {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn sum_mean_max_match_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let cases: &[(&[usize], &[i32])] = &[
         (&[7, 33], &[1]),
         (&[7, 33], &[0]),
@@ -150,8 +152,9 @@ fn sum_mean_max_match_cpu() {
 }
 
 #[test]
+#[ignore = "needs a GPU"]
 fn arg_max_matches_cpu() {
-    let Some(dev) = gpu() else { return };
+    let dev = gpu();
     let cases: &[(&[usize], i32)] = &[
         (&[7, 33], 1),
         (&[7, 33], 0),

@@ -7,52 +7,17 @@
 //! alone compiles them (on any machine that has it, GPU or not).
 
 use cudarc::nvrtc::{CompileOptions, Ptx};
+use registry_core::kernel::KernelSource;
 use registry_core::proto::DataType;
 
-/// A CUDA C source with its cache key and its entry points (`extern "C"
-/// __global__` functions).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelSource {
-    key: String,
-    code: String,
-    entries: Vec<String>,
-}
-
-impl KernelSource {
-    /// A source: `key` names it uniquely (a family, op and dtype, such as
-    /// `"unary/Abs/float"`), `code` is compiled after [`PRELUDE`], and
-    /// `entries` are its kernels' names.
-    pub fn new(
-        key: impl Into<String>,
-        code: impl Into<String>,
-        entries: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        Self {
-            key: key.into(),
-            code: code.into(),
-            entries: entries.into_iter().map(Into::into).collect(),
-        }
-    }
-
-    /// The cache key.
-    pub fn key(&self) -> &str {
-        &self.key
-    }
-
-    /// The source (without the prelude).
-    pub fn code(&self) -> &str {
-        &self.code
-    }
-
-    /// The entry points.
-    pub fn entries(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(String::as_str)
-    }
-
-    /// The whole program: prelude, then the code.
-    pub fn program(&self) -> String {
-        format!("{PRELUDE}\n// ---- {} ----\n{}", self.key, self.code)
-    }
+/// The whole program NVRTC compiles for `source`: the [`PRELUDE`], then the
+/// source's code.
+pub fn program(source: &KernelSource) -> String {
+    format!(
+        "{PRELUDE}\n// ---- {} ----\n{}",
+        source.key(),
+        source.code()
+    )
 }
 
 /// The CUDA C type of a dtype's elements in kernel sources, or `None` for
@@ -176,7 +141,7 @@ pub fn compile_ptx(source: &KernelSource, compute_capability: (i32, i32)) -> Res
     };
     // NVRTC can abort through cudarc on an unloadable library; callers
     // check that it is present first.
-    std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx_with_opts(source.program(), options))
+    std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx_with_opts(program(source), options))
         .map_err(|p| registry_core::kernel::KernelError::from_panic(&*p).to_string())?
         .map_err(|e| compile_error_text(&e))
 }
@@ -190,12 +155,24 @@ fn compile_error_text(e: &cudarc::nvrtc::CompileError) -> String {
     }
 }
 
+/// The environment variable that makes a missing NVRTC an error for
+/// [`check_compiles`] (`.ci/run` sets it: CI installs NVRTC, so every
+/// kernel source must really be compiled there).
+pub const REQUIRE_NVRTC_ENV: &str = "OPREG_REQUIRE_NVRTC";
+
 /// Compiles `source` for Hopper (compute 9.0) when the NVRTC library can be
-/// loaded: `Ok(true)` when it compiled, `Ok(false)` when NVRTC is absent
-/// (nothing was checked), `Err(log)` when it did not compile. For tests of
-/// kernel sources on machines without a GPU.
+/// loaded: `Ok(true)` when it compiled, `Err(log)` when it did not. When
+/// NVRTC is absent, `Ok(false)` (nothing was checked), or an error when
+/// [`REQUIRE_NVRTC_ENV`] is `1`. For tests of kernel sources on machines
+/// without a GPU.
 pub fn check_compiles(source: &KernelSource) -> Result<bool, String> {
     if !super::probe::nvrtc_present() {
+        if std::env::var(REQUIRE_NVRTC_ENV).is_ok_and(|v| v == "1") {
+            return Err(format!(
+                "NVRTC (libnvrtc.so) is not on the library path, but {REQUIRE_NVRTC_ENV}=1 \
+                 asks for every kernel source to be compiled"
+            ));
+        }
         return Ok(false);
     }
     compile_ptx(source, (9, 0)).map(|_| true)

@@ -8,14 +8,16 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::cublas::CudaBlas;
 use cudarc::cudnn::Cudnn;
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError};
-use registry_core::device::{Device, DeviceBuffer, DeviceError, DeviceRegistration};
-use registry_core::kernel::{DEVICE_GPU, KernelError};
-use registry_core::proto::DataType;
-use registry_core::tensor::{Tensor, TensorShape, element_size};
+use std::any::Any;
 use std::collections::HashMap;
 
-use super::compile::{self, KernelSource};
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError};
+use registry_core::device::{DEVICE_GPU, Device, DeviceBuffer, DeviceError};
+use registry_core::kernel::{KernelError, KernelSource};
+use registry_core::proto::{DataType, DataTypeExt};
+use registry_core::tensor::{IntoShape, Tensor, TensorShape, element_size};
+
+use super::compile;
 use super::memory::GpuMemory;
 use super::probe;
 
@@ -59,9 +61,7 @@ fn open_gpu() -> Result<Arc<dyn Device>, DeviceError> {
     GpuDevice::get().map(|d| d as Arc<dyn Device>)
 }
 
-registry_core::__private::inventory::submit! {
-    DeviceRegistration { device_type: DEVICE_GPU, open: open_gpu }
-}
+registry_core::register_device!(DEVICE_GPU, open_gpu);
 
 fn not_found(reason: impl Into<String>) -> DeviceError {
     DeviceError::NotFound {
@@ -237,39 +237,61 @@ impl GpuDevice {
         }
     }
 
-    /// `bytes` bytes of device memory, zeroed, on the stream (one byte for
-    /// `bytes == 0`: the driver refuses empty allocations; [`tensor`](Self::tensor)
-    /// takes the tensor's length from its shape).
-    pub fn alloc_zeroed(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
-        self.stream
+    /// A tensor of `dtype` and `shape` in this GPU's memory, all zeros
+    /// (for kernels whose output is zeros: a product over an empty
+    /// dimension, a `false` comparison of incompatible shapes).
+    pub fn zeros(&self, dtype: DataType, shape: impl IntoShape) -> Result<Tensor, KernelError> {
+        let shape = shape.into_shape()?;
+        let bytes = tensor_bytes(dtype, &shape)?;
+        let slice = self
+            .stream
             .alloc_zeros::<u8>(bytes.max(1))
-            .map_err(|e| out_of_memory(bytes, e))
+            .map_err(|e| out_of_memory(bytes, e))?;
+        self.tensor(dtype, shape, slice)
+    }
+
+    /// Sets every byte of `tensor` (in this GPU's memory, and not shared) to
+    /// zero, queued on the stream.
+    pub fn fill_zero(&self, tensor: &mut Tensor) -> Result<(), KernelError> {
+        let what = format!(
+            "{} tensor of shape {}",
+            tensor.dtype().type_name(),
+            tensor.shape()
+        );
+        let memory = tensor
+            .device_buffer_mut()
+            .and_then(|b| b.downcast_mut::<GpuMemory>())
+            .ok_or_else(|| {
+                KernelError::internal(format!("zeroing a {what} that is not unique GPU memory"))
+            })?;
+        let bytes = memory.bytes_mut();
+        self.stream
+            .memset_zeros(bytes)
+            .map_err(|e| super::gpu_error(&format!("zeroing a {what}"), e))
     }
 
     /// `bytes` bytes of device memory from the stream-ordered pool, not
-    /// initialised (one byte for `bytes == 0`, as [`alloc_zeroed`](Self::alloc_zeroed)).
-    ///
-    /// # Safety
-    /// The caller must write every byte (with work queued on this device's
-    /// stream) before anything reads it: the tensor it becomes may be read
-    /// back to the host, where a `bool` byte other than 0 or 1 would be
-    /// undefined behaviour.
-    pub unsafe fn alloc_uninit(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
-        // SAFETY: the contents are undefined until written, which the
-        // caller promises to do before any read.
+    /// initialised (one byte for `bytes == 0`: the driver refuses empty
+    /// allocations). Only [`Device::allocate`] uses it: the bytes become a
+    /// tensor whose contents are unspecified until a kernel writes them, and
+    /// reading them back is safe ([`Tensor::to_host`] copies bytes and reads
+    /// `bool`s as 0 or not).
+    fn alloc_uninit(&self, bytes: usize) -> Result<CudaSlice<u8>, KernelError> {
+        // SAFETY: the contents are undefined until written; they are only
+        // ever read as bytes (by kernels, or copied to the host), never as
+        // Rust values of a type with invalid bit patterns.
         unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(|e| out_of_memory(bytes, e))
     }
 
     /// A tensor of `dtype` and `shape` over `bytes` (which must hold
     /// exactly its elements, or be the one-byte allocation of an empty
     /// tensor).
-    pub fn tensor(
+    fn tensor(
         &self,
         dtype: DataType,
-        shape: impl Into<TensorShape>,
+        shape: TensorShape,
         bytes: CudaSlice<u8>,
     ) -> Result<Tensor, KernelError> {
-        let shape = shape.into();
         let held = bytes.len();
         // Empty tensors have a one-byte allocation; others use all of it
         // (`from_device` checks that against the shape).
@@ -285,7 +307,7 @@ impl GpuDevice {
     }
 
     /// A copy of host bytes on the device.
-    pub fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, DeviceError> {
+    fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, DeviceError> {
         if bytes.is_empty() {
             // The driver refuses empty allocations: one unused byte.
             return self
@@ -297,6 +319,31 @@ impl GpuDevice {
             .clone_htod(bytes)
             .map_err(|e| driver_error("copy to the GPU", e))
     }
+}
+
+/// The bytes of a GPU tensor of `dtype` and `shape`, checked against the
+/// process's allocation cap.
+fn tensor_bytes(dtype: DataType, shape: &TensorShape) -> Result<usize, KernelError> {
+    let size = element_size(dtype).ok_or_else(|| {
+        KernelError::unimplemented(format!(
+            "{} tensors cannot be in GPU memory",
+            dtype.type_name()
+        ))
+    })?;
+    let bytes = shape.num_elements().checked_mul(size).ok_or_else(|| {
+        KernelError::resource_exhausted(format!(
+            "a {} tensor of shape {shape} overflows the address space",
+            dtype.type_name()
+        ))
+    })?;
+    registry_core::limits::check_allocation(bytes as u64).map_err(|limit| {
+        KernelError::resource_exhausted(format!(
+            "a {} tensor of shape {shape} needs {bytes} bytes of GPU memory, over the \
+             allocation limit of {limit}",
+            dtype.type_name()
+        ))
+    })?;
+    Ok(bytes)
 }
 
 fn out_of_memory(bytes: usize, e: DriverError) -> KernelError {
@@ -363,9 +410,23 @@ impl Device for GpuDevice {
             .map_err(|e| transfer(e.to_string()))
     }
 
+    fn allocate(&self, dtype: DataType, shape: TensorShape) -> Result<Tensor, DeviceError> {
+        let transfer = |e: KernelError| DeviceError::Transfer {
+            device: "GPU:0".to_owned(),
+            reason: e.to_string(),
+        };
+        let bytes = tensor_bytes(dtype, &shape).map_err(transfer)?;
+        let slice = self.alloc_uninit(bytes).map_err(transfer)?;
+        self.tensor(dtype, shape, slice).map_err(transfer)
+    }
+
     fn synchronize(&self) -> Result<(), DeviceError> {
         self.stream
             .synchronize()
             .map_err(|e| driver_error("synchronize", e))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }

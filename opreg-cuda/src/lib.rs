@@ -16,9 +16,12 @@ mod launch;
 mod memory;
 mod probe;
 
-pub use compile::{KernelSource, PRELUDE, check_compiles, compile_ptx, cuda_type};
+pub use compile::{PRELUDE, REQUIRE_NVRTC_ENV, check_compiles, compile_ptx, cuda_type, program};
 pub use device::GpuDevice;
-pub use io::{GpuKernelIo, gpu_bytes, gpu_error};
+pub use io::{
+    GpuContext, GpuTensors, gpu_error, gpu_input_ptr, gpu_ptr, gpu_ptr_mut, gpu_slice,
+    gpu_slice_mut,
+};
 pub use launch::{BLOCK, MAX_RANK, ShapeArg, grid_for};
 pub use memory::GpuMemory;
 pub use probe::probe_libraries;

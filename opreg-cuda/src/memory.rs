@@ -4,9 +4,8 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream};
-use registry_core::device::{DeviceError, DeviceMemory};
-use registry_core::kernel::DEVICE_GPU;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use registry_core::device::{DEVICE_GPU, DeviceError, DeviceMemory};
 
 /// Bytes in GPU memory, owned by one tensor (or shared by several through
 /// its [`DeviceBuffer`](registry_core::device::DeviceBuffer)); freed on the
@@ -41,6 +40,25 @@ impl GpuMemory {
     /// The stream the memory belongs to.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// The device address of the first byte, to pass to a kernel that reads
+    /// it. All GPU work is queued on the device's one stream and the device
+    /// runs without cudarc's event tracking (see `GpuDevice`), so stream
+    /// order alone orders a kernel after the writes of its inputs, and the
+    /// guard cudarc returns records nothing.
+    pub fn device_ptr(&self) -> u64 {
+        let (ptr, _record) = self.bytes.device_ptr(&self.stream);
+        ptr
+    }
+
+    /// The device address of the first byte, to pass to a kernel that
+    /// writes it (the memory is borrowed mutably, so no other handle shares
+    /// it; see [`device_ptr`](Self::device_ptr)).
+    pub fn device_ptr_mut(&mut self) -> u64 {
+        let stream = Arc::clone(&self.stream);
+        let (ptr, _record) = self.bytes.device_ptr_mut(&stream);
+        ptr
     }
 }
 

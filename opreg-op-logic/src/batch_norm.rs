@@ -23,7 +23,8 @@
 //! assert_eq!((b.outer, b.channels, b.inner), (2, 3, 20));
 //! ```
 
-use registry_core::kernel::{KernelError, OpKernelConstruction, OpKernelContext};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::tensor::TensorShape;
 
 /// Where the channel dimension is.
@@ -89,13 +90,13 @@ pub struct BatchNormAttrs {
 impl BatchNormAttrs {
     /// Reads `data_format` (checked first), `epsilon`,
     /// `exponential_avg_factor` and `is_training`.
-    pub fn from_attrs(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let layout = Layout::parse(&ctx.attr::<String>("data_format")?)?;
+    pub fn from_attrs(attrs: &NodeAttrs<'_>) -> Result<Self, KernelError> {
+        let layout = Layout::parse(&attrs.get::<String>("data_format")?)?;
         Ok(Self {
-            epsilon: ctx.attr("epsilon")?,
-            exponential_avg_factor: ctx.attr("exponential_avg_factor")?,
+            epsilon: attrs.get("epsilon")?,
+            exponential_avg_factor: attrs.get("exponential_avg_factor")?,
             layout,
-            is_training: ctx.attr("is_training")?,
+            is_training: attrs.get("is_training")?,
         })
     }
 
@@ -348,8 +349,8 @@ mod tests {
                 value: Some(Value::S(b"NCHW".to_vec())),
             },
         );
-        let ctx = OpKernelConstruction::new(&node, op_def, "CPU", &[], &[]);
-        let attrs = BatchNormAttrs::from_attrs(&ctx).unwrap();
+        let attrs_of_node = NodeAttrs::new(&node, op_def);
+        let attrs = BatchNormAttrs::from_attrs(&attrs_of_node).unwrap();
         assert_eq!(attrs.layout, Layout::ChannelsFirst);
         assert!(attrs.is_training);
         assert_eq!(attrs.exponential_avg_factor, 1.0);
@@ -360,9 +361,11 @@ mod tests {
                 value: Some(Value::S(b"NC".to_vec())),
             },
         );
-        let ctx = OpKernelConstruction::new(&node, op_def, "CPU", &[], &[]);
+        let attrs_of_node = NodeAttrs::new(&node, op_def);
         assert_eq!(
-            BatchNormAttrs::from_attrs(&ctx).unwrap_err().to_string(),
+            BatchNormAttrs::from_attrs(&attrs_of_node)
+                .unwrap_err()
+                .to_string(),
             "Invalid data format"
         );
     }

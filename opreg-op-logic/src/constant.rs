@@ -1,15 +1,16 @@
 //! `Const`'s `value` attr checked against its `dtype` attr (TF's `ConstantOp`,
 //! with its message), shared by the CPU and GPU kernels.
 
-use registry_core::kernel::{KernelError, OpKernelConstruction};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::Tensor;
 
 /// The `value` attr's tensor of a `Const` node; InvalidArgument when its
 /// dtype is not the `dtype` attr.
-pub fn const_value(ctx: &OpKernelConstruction<'_>) -> Result<Tensor, KernelError> {
-    let value: Tensor = ctx.attr("value")?;
-    let dtype: DataType = ctx.attr("dtype")?;
+pub fn const_value(attrs: &NodeAttrs<'_>) -> Result<Tensor, KernelError> {
+    let value: Tensor = attrs.get("value")?;
+    let dtype: DataType = attrs.get("dtype")?;
     check_dtype(&value, dtype)?;
     Ok(value)
 }
@@ -53,8 +54,7 @@ mod tests {
                 value: Some(Value::Type(dtype as i32)),
             },
         );
-        let out = [dtype];
-        const_value(&OpKernelConstruction::new(&node, op_def, "CPU", &[], &out))
+        const_value(&NodeAttrs::new(&node, op_def))
     }
 
     #[test]

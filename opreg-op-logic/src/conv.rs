@@ -12,7 +12,8 @@
 //! assert_eq!(params.check_launch(&g, 3 * 3 * 3 * 8).unwrap(), 1);
 //! ```
 
-use registry_core::kernel::{KernelError, OpKernelConstruction};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::KernelError;
 
 use super::window::{
     DataFormat, Padding, Window, check_int, check_valid_padding, explicit_padding, windowed_output,
@@ -69,13 +70,13 @@ pub struct ConvGeometry {
 
 impl Conv2DParams {
     /// Reads and checks the attrs of a `Conv2D` node (see [`Self::new`]).
-    pub fn from_attrs(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+    pub fn from_attrs(attrs: &NodeAttrs<'_>) -> Result<Self, KernelError> {
         Self::new(
-            ctx.attr("strides")?,
-            ctx.attr("dilations")?,
-            &ctx.attr::<String>("padding")?,
-            ctx.attr("explicit_paddings")?,
-            &ctx.attr::<String>("data_format")?,
+            attrs.get("strides")?,
+            attrs.get("dilations")?,
+            &attrs.get::<String>("padding")?,
+            attrs.get("explicit_paddings")?,
+            &attrs.get::<String>("data_format")?,
         )
     }
 

@@ -5,6 +5,8 @@
 //! messages) is written once. Nothing here touches tensor memory beyond
 //! reading host-side integer inputs.
 //!
+//! - [`unary`]: the element-wise unary functions, one table for every
+//!   device ([`unary_functions!`]).
 //! - [`broadcast`]: TF's broadcasting (`BCast`).
 //! - [`index`]: integer host inputs as `i64`, shape helpers.
 //! - [`reshape`]: the shapes of `Reshape`, `ExpandDims` and `Squeeze`.
@@ -45,4 +47,5 @@ pub mod strided;
 pub mod strided_slice;
 pub mod tile;
 pub mod transpose;
+pub mod unary;
 pub mod window;

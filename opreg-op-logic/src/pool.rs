@@ -12,7 +12,8 @@
 //! assert_eq!(g.out_shape(DataFormat::Nhwc), [2, 3, 2, 3]);
 //! ```
 
-use registry_core::kernel::{KernelError, OpKernelConstruction};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::KernelError;
 
 use super::window::{
     DataFormat, Padding, Window, check_valid_padding, explicit_padding, windowed_output,
@@ -80,15 +81,12 @@ impl Pool2DParams {
     /// Reads and checks the attrs of a `MaxPool` node whose `data_format`
     /// the caller parsed (see [`Self::new`]); `explicit_paddings` is read
     /// only for EXPLICIT padding.
-    pub fn from_attrs(
-        ctx: &OpKernelConstruction<'_>,
-        format: DataFormat,
-    ) -> Result<Self, KernelError> {
-        let ksize = ctx.attr("ksize")?;
-        let strides = ctx.attr("strides")?;
-        let padding: String = ctx.attr("padding")?;
+    pub fn from_attrs(attrs: &NodeAttrs<'_>, format: DataFormat) -> Result<Self, KernelError> {
+        let ksize = attrs.get("ksize")?;
+        let strides = attrs.get("strides")?;
+        let padding: String = attrs.get("padding")?;
         let explicit_paddings = if padding == "EXPLICIT" {
-            ctx.attr("explicit_paddings")?
+            attrs.get("explicit_paddings")?
         } else {
             Vec::new()
         };

@@ -17,7 +17,8 @@
 //! assert_eq!((base, &steps[..]), (5, &[5, 2][..]));
 //! ```
 
-use registry_core::kernel::{KernelError, OpKernelConstruction};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::KernelError;
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
@@ -41,9 +42,9 @@ pub struct Masks {
 impl Masks {
     /// Reads the five `*_mask` attrs of a `StridedSlice` node. TF reads them
     /// as int32 (an error when out of range); their 32 bits are kept.
-    pub fn from_attrs(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+    pub fn from_attrs(attrs: &NodeAttrs<'_>) -> Result<Self, KernelError> {
         let mask = |name: &str| -> Result<u64, KernelError> {
-            Ok(u64::from(ctx.attr::<i32>(name)? as u32))
+            Ok(u64::from(attrs.get::<i32>(name)? as u32))
         };
         Ok(Self {
             begin: mask("begin_mask")?,

@@ -11,9 +11,9 @@ use crate::budget::MemoryBudget;
 use crate::placement::{candidates, requested_device_type};
 use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
 use crate::{Endpoint, Graph, GraphError, RunError};
-use registry_core::device::{Device, DeviceError, open_device};
+use registry_core::device::{DEVICE_CPU, Device, DeviceError, open_device};
 use registry_core::kernel::{
-    CreateKernelError, DEVICE_CPU, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
+    CreateKernelError, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
 };
 use registry_core::registry::OpRegistry;
 use registry_core::tensor::Tensor;
@@ -126,7 +126,7 @@ impl Session {
         }
     }
 
-    /// The opened device of type `device_type` (not the CPU), cached.
+    /// The opened device of type `device_type`, cached.
     fn device(&self, device_type: &str) -> Result<Arc<dyn Device>, DeviceError> {
         let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
         devices
@@ -149,7 +149,7 @@ impl Session {
             .unwrap_or_else(PoisonError::into_inner);
         instances[index]
             .as_ref()
-            .map(|k| k.info().device().to_owned())
+            .map(|k| k.info().device_type().to_owned())
     }
 
     /// Runs the graph: `feeds` replace tensors (`"node:port"` or `"node"`),
@@ -235,9 +235,7 @@ impl Session {
                 input_devices: SmallVec::new(),
             });
         }
-        let uses_devices = steps
-            .iter()
-            .any(|step| step.kernel.info().device() != DEVICE_CPU);
+        let uses_devices = steps.iter().any(|step| !step.kernel.info().on_cpu());
         if uses_devices {
             for step in &mut steps {
                 step.input_devices = self.input_devices(&step.kernel)?;
@@ -278,10 +276,10 @@ impl Session {
     /// kernels, host-memory args, strings), else the kernel's device.
     fn input_devices(&self, kernel: &KernelInstance) -> Result<InputDevices, RunError> {
         let info = kernel.info();
-        let device = if info.device() == DEVICE_CPU {
+        let device = if info.on_cpu() {
             None
         } else {
-            Some(self.device(info.device())?)
+            Some(Arc::clone(kernel.device()))
         };
         Ok(info
             .input_types()
@@ -311,16 +309,16 @@ impl Session {
             &self.options.devices,
         );
         let mut first_error: Option<CreateKernelError> = None;
-        for device in &devices {
+        for device_type in &devices {
             // A device that is not available is skipped (soft placement);
             // devices the session was asked for were checked before.
-            if device != DEVICE_CPU && self.device(device).is_err() {
+            let Ok(device) = self.device(device_type) else {
                 continue;
-            }
+            };
             // A panicking kernel constructor fails the placement, not the
             // caller (the lock is held, but nothing is left half-written).
             let created = catch_unwind(AssertUnwindSafe(|| {
-                create_op_kernel_in(self.ops, self.kernels, device, &node.def).map_err(Box::new)
+                create_op_kernel_in(self.ops, self.kernels, &device, &node.def).map_err(Box::new)
             }))
             .unwrap_or_else(|payload| {
                 Err(Box::new(CreateKernelError::Construction {
@@ -444,7 +442,7 @@ impl PreparedRun<'_> {
                 RunError::Compute {
                     node: node.def.name.clone(),
                     op: node.def.op.clone(),
-                    device: step.kernel.info().device().to_owned(),
+                    device: step.kernel.info().device_type().to_owned(),
                     source: Box::new(source),
                 }
             })?;
@@ -558,7 +556,7 @@ fn missing_value(graph: &Graph, step: &Step) -> RunError {
     RunError::Compute {
         node: node.def.name.clone(),
         op: node.def.op.clone(),
-        device: step.kernel.info().device().to_owned(),
+        device: step.kernel.info().device_type().to_owned(),
         source: Box::new(KernelError::internal(
             "an input had no value (executor bug)",
         )),

@@ -5,7 +5,7 @@
 use opreg_proto::attr_value::Value;
 
 use crate::{Endpoint, Graph, GraphError};
-use registry_core::shape::{Shape, infer_shapes_with};
+use registry_core::shape::{Shape, infer_shapes};
 use registry_core::tensor::Tensor;
 
 /// The inferred output shapes of every node, indexed like [`Graph::nodes`].
@@ -56,7 +56,7 @@ impl Graph {
                 })
                 .collect();
             let mut outputs = match node.shape_fn {
-                Some(shape_fn) => infer_shapes_with(
+                Some(shape_fn) => infer_shapes(
                     &node.op_def,
                     shape_fn,
                     &node.def,

@@ -5,9 +5,7 @@
 use registry_core::OpRegistry;
 use registry_core::proto::tensor_shape_proto::Dim as ProtoDim;
 use registry_core::proto::{AttrValue, DataType, NodeDef, TensorProto, TensorShapeProto};
-use registry_core::shape::{
-    Dim, InferenceContext, Shape, ShapeError, infer_shapes, infer_shapes_with,
-};
+use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError, infer_shapes};
 use registry_core::spec::OpSpec;
 use registry_core::tensor::Tensor;
 
@@ -76,7 +74,7 @@ fn run(
     let node = node(op, inputs.len(), &attrs);
     let shapes: Vec<Shape> = inputs.iter().map(|s| sh(s)).collect();
     let constants: Vec<Option<&Tensor>> = constants.iter().map(Option::as_ref).collect();
-    infer_shapes(data, &node, &shapes, &constants)
+    data.infer_shapes(&node, &shapes, &constants)
 }
 
 /// The single output of `op`, as text.
@@ -423,19 +421,25 @@ fn context_reads_attrs_with_defaults() {
     assert_eq!(ctx.op_name(), "Conv2D");
     assert_eq!(ctx.num_inputs(), 2);
     assert_eq!(ctx.num_outputs(), 1);
-    assert_eq!(ctx.attr_ints("strides").unwrap(), &[1, 2, 2, 1]);
-    assert_eq!(ctx.attr_string("padding").unwrap(), "SAME");
-    assert_eq!(ctx.attr_type("T").unwrap(), DataType::DtFloat);
+    assert_eq!(ctx.attr::<&[i64]>("strides").unwrap(), &[1, 2, 2, 1]);
+    assert_eq!(ctx.attr::<&str>("padding").unwrap(), "SAME");
+    assert_eq!(
+        ctx.attr::<registry_core::proto::DataType>("T").unwrap(),
+        DataType::DtFloat
+    );
     // Defaults from the OpDef.
-    assert_eq!(ctx.attr_string("data_format").unwrap(), "NHWC");
-    assert!(ctx.attr_bool("use_cudnn_on_gpu").unwrap());
-    assert_eq!(ctx.attr_ints("dilations").unwrap(), &[1, 1, 1, 1]);
-    assert_eq!(ctx.attr_ints("explicit_paddings").unwrap(), &[] as &[i64]);
+    assert_eq!(ctx.attr::<&str>("data_format").unwrap(), "NHWC");
+    assert!(ctx.attr::<bool>("use_cudnn_on_gpu").unwrap());
+    assert_eq!(ctx.attr::<&[i64]>("dilations").unwrap(), &[1, 1, 1, 1]);
+    assert_eq!(
+        ctx.attr::<&[i64]>("explicit_paddings").unwrap(),
+        &[] as &[i64]
+    );
     assert_eq!(ctx.input_range("filter"), Some(1..2));
     assert!(ctx.input_tensor(1).unwrap().is_none());
 
     // Missing and mistyped attrs name the node and the attr.
-    let e = ctx.attr_int("nope").unwrap_err();
+    let e = ctx.attr::<i64>("nope").unwrap_err();
     assert!(
         matches!(e.kind(), ShapeError::MissingAttr { attr } if attr == "nope"),
         "{e}"
@@ -450,21 +454,23 @@ fn context_reads_attrs_with_defaults() {
         ),
         "{e}"
     );
-    let e = ctx.attr_int("padding").unwrap_err();
+    let e = ctx.attr::<i64>("padding").unwrap_err();
     assert!(
         matches!(e.kind(), ShapeError::AttrKind { attr, expected: "int", found: "string" } if attr == "padding"),
         "{e}"
     );
     assert!(matches!(
-        ctx.attr_float("T").unwrap_err().kind(),
+        ctx.attr::<f32>("T").unwrap_err().kind(),
         ShapeError::AttrKind { .. }
     ));
     assert!(matches!(
-        ctx.attr_shape("strides").unwrap_err().kind(),
+        ctx.attr::<Shape>("strides").unwrap_err().kind(),
         ShapeError::AttrKind { .. }
     ));
     assert!(matches!(
-        ctx.attr_tensor("T").unwrap_err().kind(),
+        ctx.attr::<&registry_core::proto::TensorProto>("T")
+            .unwrap_err()
+            .kind(),
         ShapeError::AttrKind { .. }
     ));
     let e = ctx.input(2).unwrap_err();
@@ -483,8 +489,8 @@ fn context_float_attr_and_outputs() {
     let n = node("FusedBatchNormV3", 5, &[("epsilon", AttrValue::from(0.5))]);
     let inputs = vec![sh("?"); 5];
     let mut ctx = InferenceContext::new(&n, op_def, &inputs, &[]).unwrap();
-    assert_eq!(ctx.attr_float("epsilon").unwrap(), 0.5);
-    assert_eq!(ctx.attr_float("exponential_avg_factor").unwrap(), 1.0);
+    assert_eq!(ctx.attr::<f32>("epsilon").unwrap(), 0.5);
+    assert_eq!(ctx.attr::<f32>("exponential_avg_factor").unwrap(), 1.0);
     assert_eq!(ctx.num_outputs(), 6);
     assert!(ctx.output(0).is_none());
     ctx.set_output(0, sh("[1]")).unwrap();
@@ -507,13 +513,15 @@ fn context_float_attr_and_outputs() {
 fn context_checks_counts_and_op() {
     let op = OpRegistry::global().look_up("MatMul").unwrap();
     let n = node("MatMul", 2, &[]);
-    let e = infer_shapes(op, &n, &[sh("?")], &[]).unwrap_err();
+    let e = op.infer_shapes(&n, &[sh("?")], &[]).unwrap_err();
     assert_eq!(
         e.to_string(),
         "Node 'matmul' (op 'MatMul') has 2 inputs, but 1 input shapes were given"
     );
     let t = scalar(1);
-    let e = infer_shapes(op, &n, &[sh("?"), sh("?")], &[Some(&t)]).unwrap_err();
+    let e = op
+        .infer_shapes(&n, &[sh("?"), sh("?")], &[Some(&t)])
+        .unwrap_err();
     assert!(matches!(
         e,
         ShapeError::InputCount {
@@ -524,11 +532,13 @@ fn context_checks_counts_and_op() {
         }
     ));
     let abs = OpRegistry::global().look_up("Abs").unwrap();
-    let e = infer_shapes(abs, &n, &[sh("?"), sh("?")], &[]).unwrap_err();
+    let e = abs.infer_shapes(&n, &[sh("?"), sh("?")], &[]).unwrap_err();
     assert!(matches!(e, ShapeError::NodeDef(_)), "{e}");
     // AddN without N: the number of inputs is unknowable.
     let addn = OpRegistry::global().look_up("AddN").unwrap();
-    let e = infer_shapes(addn, &node("AddN", 2, &[]), &[sh("?"), sh("?")], &[]).unwrap_err();
+    let e = addn
+        .infer_shapes(&node("AddN", 2, &[]), &[sh("?"), sh("?")], &[])
+        .unwrap_err();
     assert!(matches!(e, ShapeError::NodeDef(_)), "{e}");
 }
 
@@ -542,7 +552,9 @@ fn ops_without_shape_fn_and_custom_shape_fns() {
         )
         .unwrap();
     let op = registry.look_up("Plain").unwrap();
-    let e = infer_shapes(op, &node("Plain", 1, &[]), &[sh("[1]")], &[]).unwrap_err();
+    let e = op
+        .infer_shapes(&node("Plain", 1, &[]), &[sh("[1]")], &[])
+        .unwrap_err();
     assert_eq!(
         e,
         ShapeError::NoShapeFn {
@@ -561,9 +573,9 @@ fn ops_without_shape_fn_and_custom_shape_fns() {
         c.set_output(0, s.concatenate(&Shape::vector(2)))
     }
     let n = node("Plain", 1, &[]);
-    let out = infer_shapes_with(op.op_def(), vector_only, &n, &[sh("[3]")], &[]).unwrap();
+    let out = infer_shapes(op.op_def(), vector_only, &n, &[sh("[3]")], &[]).unwrap();
     assert_eq!(out, [sh("[3,2]")]);
-    let e = infer_shapes_with(op.op_def(), vector_only, &n, &[sh("[3,1]")], &[]).unwrap_err();
+    let e = infer_shapes(op.op_def(), vector_only, &n, &[sh("[3,1]")], &[]).unwrap_err();
     assert_eq!(
         e.to_string(),
         "Shape must be rank 1 but is rank 2 for '{{node plain}} = Plain[](in0)' with input shapes: [3,1]."
@@ -580,7 +592,7 @@ fn ops_without_shape_fn_and_custom_shape_fns() {
     fn forgets(_: &mut InferenceContext) -> Result<(), ShapeError> {
         Ok(())
     }
-    let e = infer_shapes_with(op.op_def(), forgets, &n, &[sh("[3]")], &[]).unwrap_err();
+    let e = infer_shapes(op.op_def(), forgets, &n, &[sh("[3]")], &[]).unwrap_err();
     assert!(
         matches!(e, ShapeError::OutputNotSet { index: 0, .. }),
         "{e}"
@@ -2367,7 +2379,9 @@ fn every_standard_op_accepts_unknown_inputs() {
         let num_inputs = inputs.values().map(|r| r.end).max().unwrap_or(0);
         let num_outputs = outputs.values().map(|r| r.end).max().unwrap_or(0);
         let shapes = vec![Shape::unknown(); num_inputs];
-        let out = infer_shapes(op, &n, &shapes, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = op
+            .infer_shapes(&n, &shapes, &[])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(out.len(), num_outputs, "{name}");
     }
 }
@@ -2538,7 +2552,7 @@ fn shape_functions_never_panic() {
                 .map(|_| (rng.below(2) == 0).then(|| random_tensor(&mut rng)))
                 .collect();
             let constants: Vec<Option<&Tensor>> = tensors.iter().map(Option::as_ref).collect();
-            let result = std::panic::catch_unwind(|| infer_shapes(op, &n, &shapes, &constants));
+            let result = std::panic::catch_unwind(|| op.infer_shapes(&n, &shapes, &constants));
             match result {
                 Ok(r) => outcomes[usize::from(r.is_ok())] += 1,
                 Err(_) => panic!(

@@ -13,7 +13,7 @@ use registry_core::OpRegistry;
 use registry_core::node_def::parse_input;
 use registry_core::proto::attr_value::Value;
 use registry_core::proto::{GraphDef, NodeDef};
-use registry_core::shape::{Shape, infer_shapes};
+use registry_core::shape::Shape;
 use registry_core::tensor::Tensor;
 
 fn shared_dir() -> PathBuf {
@@ -136,7 +136,8 @@ fn infer_graph(name: &str) -> (Shapes, BTreeMap<String, Vec<i64>>) {
                 None
             });
         }
-        let outputs = infer_shapes(op, node, &input_shapes, &input_constants)
+        let outputs = op
+            .infer_shapes(node, &input_shapes, &input_constants)
             .unwrap_or_else(|e| panic!("{name}/{}: {e}", node.name));
         for (port, mut shape) in outputs.into_iter().enumerate() {
             let tensor = format!("{}:{port}", node.name);

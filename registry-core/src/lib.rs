@@ -16,10 +16,12 @@
 // Lets `#[op]` used inside this crate name it as `::registry_core`.
 extern crate self as registry_core;
 
+pub mod attr;
 pub mod device;
 pub mod kernel;
 pub mod library;
 pub mod limits;
+pub mod memory;
 pub mod node_def;
 pub mod op;
 pub mod registry;

@@ -52,7 +52,7 @@ pub fn set_max_allocation_bytes(bytes: u64) -> u64 {
 /// `isize::MAX`, the most any allocation can be), returning the cap when
 /// it is exceeded.
 #[inline]
-pub(crate) fn check_allocation(bytes: u64) -> Result<(), u64> {
+pub fn check_allocation(bytes: u64) -> Result<(), u64> {
     let limit = max_allocation_bytes().min(isize::MAX as u64);
     if bytes > limit { Err(limit) } else { Ok(()) }
 }

@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use opreg_standard_ops::ArgMax;
 use prost::Message;
+use registry_core::device::cpu_device;
 use registry_core::kernel::{
-    BuildKernel, CreateKernelError, DEVICE_CPU, FnKernel, KERNEL_LABEL_ATTR, KernelCall,
-    KernelError, KernelLookupError, KernelRegistration, KernelRegistry, NodeInfo, OpKernel,
+    BuildKernel, CreateKernelError, FnKernel, KERNEL_LABEL_ATTR, KernelCall, KernelError,
+    KernelLookupError, KernelRegistration, KernelRegistry, NodeInfo, OpKernel,
     OpKernelConstruction, OpKernelContext, TypeConstraint, constraint_types, create_op_kernel_in,
     node_label, summarize_registration,
 };
@@ -243,6 +244,7 @@ fn reg(
         priority,
         factory: noop_factory,
         kernel_name,
+        sources: None,
         location: location(),
     }
 }
@@ -697,6 +699,7 @@ fn registration_for(def: &KernelDef) -> Option<KernelRegistration> {
         priority: def.priority,
         factory: noop_factory,
         kernel_name: "tf",
+        sources: None,
         location: location(),
     })
 }
@@ -836,10 +839,10 @@ fn construction_reads_every_attr_kind_with_defaults() {
     );
     let inputs = [DataType::DtFloat];
     let outputs = [DataType::DtFloat];
-    let ctx = OpKernelConstruction::new(&n, op_def, DEVICE_CPU, &inputs, &outputs);
+    let ctx = OpKernelConstruction::new(&n, op_def, &**cpu_device(), &inputs, &outputs);
     assert_eq!(ctx.name(), "attrs");
     assert_eq!(ctx.op(), "KrAttrs");
-    assert_eq!(ctx.device(), "CPU");
+    assert_eq!(ctx.device_type(), "CPU");
     assert_eq!(ctx.input_types(), &inputs);
     assert_eq!(ctx.output_types(), &outputs);
     assert_eq!(ctx.node_def(), &n);
@@ -893,7 +896,7 @@ fn construction_reads_every_attr_kind_with_defaults() {
 fn construction_errors_name_node_op_and_attr() {
     let op_def = OpRegistry::global().look_up_op_def("KrAttrs").unwrap();
     let n = attrs_node();
-    let ctx = OpKernelConstruction::new(&n, op_def, DEVICE_CPU, &[], &[]);
+    let ctx = OpKernelConstruction::new(&n, op_def, &**cpu_device(), &[], &[]);
     let err = ctx.attr::<i64>("b").unwrap_err();
     assert_eq!(
         err,
@@ -901,17 +904,17 @@ fn construction_errors_name_node_op_and_attr() {
             node: "attrs".into(),
             op: "KrAttrs".into(),
             attr: "b".into(),
-            message: "expected an attr of kind int, found bool".into(),
+            message: "expected an int, got a bool".into(),
         }
     );
     assert_eq!(
         err.to_string(),
-        "attr 'b' of node 'attrs' (op 'KrAttrs'): expected an attr of kind int, found bool"
+        "attr 'b' of node 'attrs' (op 'KrAttrs'): expected an int, got a bool"
     );
     let cases: Vec<(KernelError, &str)> = vec![
         (
             ctx.attr::<bool>("nope").unwrap_err(),
-            "attr 'nope' of node 'attrs' (op 'KrAttrs'): the node has no such attr",
+            "attr 'nope' of node 'attrs' (op 'KrAttrs'): the node does not set it and the op has no default",
         ),
         (
             ctx.attr::<i32>("req").unwrap_err(),
@@ -919,47 +922,47 @@ fn construction_errors_name_node_op_and_attr() {
         ),
         (
             ctx.attr::<String>("s").unwrap_err(),
-            "the string is not valid UTF-8",
+            "the string is not UTF-8",
         ),
         (
             ctx.attr::<DataType>("t").unwrap_err(),
-            "unknown dtype enum value 999",
+            "999 is not a DataType enum value",
         ),
         (
             ctx.attr::<f32>("i").unwrap_err(),
-            "expected an attr of kind float, found int",
+            "expected a float, got an int",
         ),
         (
             ctx.attr::<String>("i").unwrap_err(),
-            "expected an attr of kind string, found int",
+            "expected a string, got an int",
         ),
         (
             ctx.attr::<Vec<u8>>("b").unwrap_err(),
-            "expected an attr of kind string, found bool",
+            "expected a string, got a bool",
         ),
         (
             ctx.attr::<TensorShapeProto>("li").unwrap_err(),
-            "expected an attr of kind shape, found list",
+            "expected a shape, got a list",
         ),
         (
             ctx.attr::<TensorProto>("f").unwrap_err(),
-            "expected an attr of kind tensor, found float",
+            "expected a tensor, got a float",
         ),
         (
             ctx.attr::<Tensor>("sh").unwrap_err(),
-            "expected an attr of kind tensor, found shape",
+            "expected a tensor, got a shape",
         ),
         (
             ctx.attr::<Vec<i64>>("i").unwrap_err(),
-            "expected an attr of kind list, found int",
+            "expected a list(int), got an int",
         ),
         (
             ctx.attr::<Vec<DataType>>("t").unwrap_err(),
-            "expected an attr of kind list, found type",
+            "expected a list(type), got a type",
         ),
         (
             ctx.attr::<Vec<String>>("s").unwrap_err(),
-            "expected an attr of kind list, found string",
+            "expected a list(string), got a string",
         ),
     ];
     for (err, want) in cases {
@@ -987,7 +990,7 @@ fn construction_errors_name_node_op_and_attr() {
         &["x"],
         &[("ten", value(Value::Tensor(bad)))],
     );
-    let ctx = OpKernelConstruction::new(&n, op_def, DEVICE_CPU, &[], &[]);
+    let ctx = OpKernelConstruction::new(&n, op_def, &**cpu_device(), &[], &[]);
     let err = ctx.attr::<Tensor>("ten").unwrap_err();
     assert!(
         matches!(err, KernelError::Attr { ref attr, .. } if attr == "ten"),
@@ -1007,7 +1010,7 @@ fn construction_errors_name_node_op_and_attr() {
             })),
         )],
     );
-    let ctx = OpKernelConstruction::new(&n, op_def, DEVICE_CPU, &[], &[]);
+    let ctx = OpKernelConstruction::new(&n, op_def, &**cpu_device(), &[], &[]);
     assert!(ctx.attr::<Vec<i32>>("li").is_err());
     assert_eq!(ctx.attr::<Vec<i64>>("li").unwrap(), [1 << 33]);
 }
@@ -1023,7 +1026,7 @@ fn forward_input_only_when_unique_and_same_dtype() {
     let info = float_info(vec![DataType::DtFloat]);
     assert_eq!(info.node_name(), "n");
     assert_eq!(info.op(), "KrConvert");
-    assert_eq!(info.device(), "CPU");
+    assert_eq!(info.device_type(), "CPU");
     // Unique: forwarded; the input can no longer be read.
     let mut call = KernelCall::new(&info, [Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()]);
     let mut ctx = call.context(&info);
@@ -1350,19 +1353,24 @@ fn create_op_kernel_error_paths() {
     );
 }
 
+registry_core::register_device!("MyDevice", || Ok(std::sync::Arc::new(
+    registry_core::device::HostDevice::new("MyDevice")
+)));
+
 #[test]
 fn create_op_kernel_in_uses_the_given_registries() {
     let before = BUILT.load(Ordering::Relaxed);
     let kernels = registry(vec![reg("KrUnary", "MyDevice", &[], "", 0, "mine")]);
+    let device = registry_core::device::open_device("MyDevice").unwrap();
     let k = create_op_kernel_in(
         OpRegistry::global(),
         &kernels,
-        "MyDevice",
+        &device,
         &unary_node(DataType::DtInt32),
     )
     .unwrap();
     assert_eq!(k.registration().kernel_name, "mine");
-    assert_eq!(k.info().device(), "MyDevice");
+    assert_eq!(k.info().device_type(), "MyDevice");
     assert!(BUILT.load(Ordering::Relaxed) > before);
     // The global registry has no MyDevice kernel.
     let err = create_op_kernel("MyDevice", &unary_node(DataType::DtInt32)).unwrap_err();

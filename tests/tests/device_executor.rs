@@ -11,9 +11,7 @@ use std::sync::Arc;
 
 use opreg_runtime::{Graph, RunError, Session, SessionOptions};
 use opreg_standard_ops::{Neg, Reshape};
-use registry_core::device::{
-    Device, DeviceBuffer, DeviceError, DeviceMemory, DeviceRegistration, open_device,
-};
+use registry_core::device::{Device, DeviceBuffer, DeviceError, DeviceMemory, open_device};
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::{DataType, GraphDef, TextFormat};
@@ -24,6 +22,8 @@ thread_local! {
     static UPLOADS: Cell<usize> = const { Cell::new(0) };
     /// FAKE -> host copies made on this thread.
     static DOWNLOADS: Cell<usize> = const { Cell::new(0) };
+    /// FAKE allocations made on this thread (kernels' outputs).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
 /// FAKE memory: the bytes, held on the host.
@@ -60,6 +60,24 @@ impl Device for FakeDevice {
     fn description(&self) -> String {
         "FAKE:0".into()
     }
+    fn allocate(
+        &self,
+        dtype: DataType,
+        shape: registry_core::tensor::TensorShape,
+    ) -> Result<Tensor, DeviceError> {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        let size = registry_core::tensor::element_size(dtype).unwrap_or(0);
+        let bytes = vec![0xa5; shape.num_elements() * size];
+        Tensor::from_device(dtype, shape, DeviceBuffer::new(FakeMemory(bytes))).map_err(|e| {
+            DeviceError::Transfer {
+                device: "FAKE:0".into(),
+                reason: e.to_string(),
+            }
+        })
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
     fn upload(&self, tensor: &Tensor) -> Result<Tensor, DeviceError> {
         UPLOADS.with(|u| u.set(u.get() + 1));
         let bytes = tensor.as_bytes().map_err(|e| DeviceError::Transfer {
@@ -92,12 +110,8 @@ fn open_broken() -> Result<Arc<dyn Device>, DeviceError> {
     })
 }
 
-registry_core::__private::inventory::submit! {
-    DeviceRegistration { device_type: "FAKE", open: open_fake }
-}
-registry_core::__private::inventory::submit! {
-    DeviceRegistration { device_type: "BROKEN", open: open_broken }
-}
+registry_core::register_device!("FAKE", open_fake);
+registry_core::register_device!("BROKEN", open_broken);
 
 /// The f32 values of a FAKE tensor (errors when it is on the host).
 fn fake_values(tensor: &Tensor) -> Result<Vec<f32>, KernelError> {
@@ -122,13 +136,28 @@ fn fake_tensor(shape: registry_core::tensor::TensorShape, values: &[f32]) -> Ten
     .unwrap()
 }
 
-/// `Neg` on FAKE: reads FAKE memory only.
+/// Writes `values` into a FAKE tensor that is not shared.
+fn write_fake(tensor: &mut Tensor, values: &[f32]) -> Result<(), KernelError> {
+    let memory = tensor
+        .device_buffer_mut()
+        .and_then(|b| b.downcast_mut::<FakeMemory>())
+        .ok_or_else(|| KernelError::internal("output is not unique FAKE memory"))?;
+    memory.0 = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Ok(())
+}
+
+/// `Neg` on FAKE: runs on the FAKE device its context gives it, reads FAKE
+/// memory only, and writes an output its context allocates there (or the
+/// input, forwarded, in place).
 #[kernel(op = Neg, device = "FAKE", T = [float])]
 fn fake_neg(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let x = ctx.input(0)?;
-    let values: Vec<f32> = fake_values(x)?.iter().map(|v| -v).collect();
-    let out = fake_tensor(x.shape().clone(), &values);
-    ctx.set_output(0, out)
+    ctx.device()
+        .downcast::<FakeDevice>()
+        .ok_or_else(|| KernelError::internal("not given the FAKE device"))?;
+    let values: Vec<f32> = fake_values(ctx.input(0)?)?.iter().map(|v| -v).collect();
+    let shape = ctx.input(0)?.shape().clone();
+    ctx.forward_input_or_allocate_output(&[0], 0, shape)?;
+    write_fake(ctx.output_mut(0)?, &values)
 }
 
 /// `Reshape` on FAKE, with `shape` in host memory (as TF's GPU kernel).
@@ -207,6 +236,38 @@ fn nodes_run_on_the_device_and_fall_back_to_cpu() {
     // moves (host memory arg).
     assert_eq!(UPLOADS.with(Cell::get), 2);
     assert_eq!(DOWNLOADS.with(Cell::get), 3);
+}
+
+#[test]
+fn kernels_allocate_on_their_device_and_forward_in_place() {
+    link();
+    let node = registry_core::node_def::NodeDefBuilder::new("neg", "Neg")
+        .input(("x", DataType::DtFloat))
+        .finalize()
+        .unwrap();
+    let neg = registry_core::create_op_kernel("FAKE", &node).unwrap();
+    assert_eq!(neg.device().device_type(), "FAKE");
+    let shape = registry_core::tensor::TensorShape::new([2usize]).unwrap();
+
+    // A shared input: the output is allocated in FAKE memory.
+    let x = fake_tensor(shape.clone(), &[1.0, -2.0]);
+    ALLOCATIONS.with(|a| a.set(0));
+    let out = neg.compute([x.clone()]).unwrap().remove(0);
+    assert_eq!(ALLOCATIONS.with(Cell::get), 1);
+    assert_eq!(out.device_type(), "FAKE");
+    assert!(!out.shares_buffer_with(&x));
+    assert_eq!(fake_values(&out).unwrap(), [-1.0, 2.0]);
+
+    // A unique input is forwarded: no allocation, computed in place.
+    let out = neg.compute([out]).unwrap().remove(0);
+    assert_eq!(ALLOCATIONS.with(Cell::get), 1);
+    assert_eq!(fake_values(&out).unwrap(), [1.0, -2.0]);
+
+    // A host input is not forwarded to a FAKE output (wrong memory); the
+    // kernel refuses to read it.
+    let host = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
+    let err = neg.compute([host]).unwrap_err();
+    assert!(err.to_string().contains("not in FAKE memory"), "{err}");
 }
 
 #[test]

@@ -5,18 +5,17 @@
 //! kernel must have been placed on the GPU; each test prints how many nodes
 //! ran on each device.
 //!
-//! Without a GPU (`kernels_cuda::gpu_available()` is `Err`) each graph test
-//! prints `skipped: <reason>` and passes, except
-//! `gpu_sessions_fail_cleanly_without_a_gpu`, which then checks that a GPU
-//! session fails with `RunError::Device` ("no GPU device: ...") while a CPU
-//! session runs; with a GPU it checks that the GPU session runs.
-//! `scripts/gpu-verify.sh run` runs this on a GPU machine and fails if any
-//! test printed "skipped:".
+//! Each graph test needs a GPU: it is `#[ignore = "needs a GPU"]`, so
+//! `cargo test` reports it as ignored, and `scripts/gpu-verify.sh run`
+//! runs it with `--ignored` on a GPU machine. `gpu_sessions_fail_cleanly_without_a_gpu`
+//! runs everywhere: without a GPU it checks that a GPU session fails with
+//! `RunError::Device` ("no GPU device: ...") while a CPU session runs; with
+//! a GPU, that the GPU session runs.
 
 use opreg_runtime::{Graph, RunError, Session, SessionOptions, requested_device_type};
 use opreg_tests::graphs::{SharedGraph, compare, shared_graphs};
 use registry_core::KernelRegistry;
-use registry_core::kernel::{DEVICE_CPU, DEVICE_GPU};
+use registry_core::device::{DEVICE_CPU, DEVICE_GPU};
 use registry_core::tensor::Tensor;
 
 /// Links both kernel crates (their registrations and the GPU device).
@@ -33,17 +32,11 @@ fn gpu_then_cpu() -> SessionOptions {
     }
 }
 
-/// True when a GPU is usable; otherwise prints "skipped: <reason>".
-fn gpu_or_skip(test: &str) -> bool {
+/// Prints the GPU the test runs on; panics, saying why, without one.
+fn require_gpu(test: &str) {
     match kernels_cuda::gpu_available() {
-        Ok(description) => {
-            eprintln!("{test}: on {description}");
-            true
-        }
-        Err(why) => {
-            eprintln!("skipped: {test}: {why}");
-            false
-        }
+        Ok(description) => eprintln!("{test}: on {description}"),
+        Err(why) => panic!("{test} needs a GPU: {why}"),
     }
 }
 
@@ -100,9 +93,7 @@ fn compare_all(g: &SharedGraph, what: &str, outputs: &[Tensor], failures: &mut V
 /// placement and prints the per-device node counts.
 fn check_graph_on_gpu(name: &str) {
     link();
-    if !gpu_or_skip(name) {
-        return;
-    }
+    require_gpu(name);
     let g = shared_graph(name);
     let graph = Graph::from_file(g.dir.join("graph.pb")).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = Session::with_options(graph, gpu_then_cpu());
@@ -165,6 +156,7 @@ macro_rules! gpu_graph_tests {
     ($($graph:ident),* $(,)?) => {
         $(
             #[test]
+            #[ignore = "needs a GPU"]
             fn $graph() {
                 check_graph_on_gpu(stringify!($graph));
             }

@@ -28,6 +28,7 @@ fn host_zero_out_kernel() -> KernelRegistration {
         priority: 0,
         factory: host_kernel,
         kernel_name: "host_zero_out",
+        sources: None,
         location: SourceLocation {
             file: file!(),
             line: line!(),

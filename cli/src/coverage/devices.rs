@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use opreg_proto::KernelList;
-use registry_core::kernel::{DEVICE_CPU, DEVICE_GPU, KernelRegistry};
+use registry_core::KernelRegistry;
+use registry_core::device::{DEVICE_CPU, DEVICE_GPU};
 
 use super::CoverageError;
 

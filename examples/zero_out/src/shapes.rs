@@ -11,12 +11,12 @@ use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 /// ```
 /// use registry_core::OpRegistry;
 /// use registry_core::proto::NodeDef;
-/// use registry_core::shape::{Shape, infer_shapes};
+/// use registry_core::shape::Shape;
 /// registry_core::link_ops!(zero_out);
 ///
 /// let op = OpRegistry::global().look_up("ZeroOut").unwrap();
 /// let node = NodeDef { name: "z".into(), op: "ZeroOut".into(), input: vec!["x".into()], ..Default::default() };
-/// let out = infer_shapes(op, &node, &[Shape::from([-1, 3])], &[]).unwrap();
+/// let out = op.infer_shapes(&node, &[Shape::from([-1, 3])], &[]).unwrap();
 /// assert_eq!(out[0].to_string(), "[?,3]");
 /// ```
 pub fn zero_out(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {

@@ -21,7 +21,7 @@ struct ConstKernel {
 impl BuildKernel for ConstKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            value: const_value(ctx)?,
+            value: const_value(ctx.attrs())?,
         })
     }
 }

@@ -29,7 +29,7 @@ struct StridedSliceKernel {
 impl BuildKernel for StridedSliceKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            masks: Masks::from_attrs(ctx)?,
+            masks: Masks::from_attrs(ctx.attrs())?,
         })
     }
 }

@@ -1,7 +1,8 @@
 //! Element-wise math, casts, comparisons, logic, Select and AddN:
 //!
-//! - unary ([`unary`]): `Abs`, `Neg`, `Exp`, `Log`, `Sqrt`, `Rsqrt`,
-//!   `Square`, `Sigmoid`, `Tanh`, `Floor`;
+//! - unary ([`unary`]): the standard ops' unary table (`Abs`, `Neg`, `Exp`,
+//!   `Log`, `Sqrt`, `Rsqrt`, `Square`, `Sigmoid`, `Tanh`, `Floor`, and
+//!   `Relu` of the `nn` group);
 //! - binary ([`binary`]): `AddV2`, `Sub`, `Mul`, `RealDiv`, `FloorDiv`,
 //!   `FloorMod`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference` with TF's
 //!   broadcasting;
@@ -13,13 +14,22 @@
 //! Per-type scalar semantics are in [`scalar`]; the kernels share the
 //! bodies in `driver` (forward an input or allocate, then loop).
 
+#[cfg(feature = "math")]
 pub mod add_n;
+#[cfg(feature = "math")]
 pub mod binary;
+#[cfg(feature = "math")]
 pub mod cast;
+#[cfg(feature = "math")]
 pub mod cast_rules;
+#[cfg(feature = "math")]
 pub mod compare;
+// With only `nn`, the unary driver alone is used.
+#[cfg_attr(not(feature = "math"), allow(dead_code))]
 pub mod data;
+#[cfg_attr(not(feature = "math"), allow(dead_code))]
 mod driver;
 pub mod scalar;
+#[cfg(feature = "math")]
 pub mod select;
 pub mod unary;

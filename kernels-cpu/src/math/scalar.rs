@@ -20,6 +20,60 @@ pub trait AbsOp: Real {
     fn tf_abs(self) -> Self;
 }
 
+/// `Relu`: `max(x, 0)`. TF computes `x.cwiseMax(0)` with Eigen, whose max
+/// returns its first argument when the comparison fails: `Relu(NaN) = NaN`
+/// and `Relu(-0.0) = -0.0`. Here: `if x < 0 { 0 } else { x }`, the same.
+pub trait ReluOp: Real {
+    /// `max(self, 0)`, keeping NaN and -0.0.
+    fn tf_relu(self) -> Self;
+}
+
+macro_rules! relu_signed {
+    ($($t:ty = $zero:expr),*) => {$(
+        impl ReluOp for $t {
+            #[inline(always)]
+            fn tf_relu(self) -> Self {
+                if self < $zero { $zero } else { self }
+            }
+        }
+    )*};
+}
+
+relu_signed!(i8 = 0, i16 = 0, i32 = 0, i64 = 0, f32 = 0.0, f64 = 0.0);
+
+macro_rules! relu_unsigned {
+    ($($t:ty),*) => {$(
+        impl ReluOp for $t {
+            #[inline(always)]
+            fn tf_relu(self) -> Self {
+                self
+            }
+        }
+    )*};
+}
+
+relu_unsigned!(u8, u16, u32, u64);
+
+macro_rules! relu_half {
+    ($($t:ty = $inf:expr),*) => {$(
+        impl ReluOp for $t {
+            /// On the bits: negative (sign set), non-zero and not NaN.
+            #[inline(always)]
+            fn tf_relu(self) -> Self {
+                let bits = self.to_bits();
+                let magnitude = bits & 0x7fff;
+                if bits & 0x8000 != 0 && magnitude != 0 && magnitude <= $inf {
+                    <$t>::ZERO
+                } else {
+                    self
+                }
+            }
+        }
+    )*};
+}
+
+relu_half!(f16 = 0x7c00, bf16 = 0x7f80);
+
 /// `Neg` for signed integers (wrapping), floats and complex numbers.
 pub trait NegOp: Number {
     /// `-self`.

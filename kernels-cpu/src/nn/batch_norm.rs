@@ -39,7 +39,7 @@ pub struct FusedBatchNormV3Kernel<T> {
 impl<T: Float> BuildKernel for FusedBatchNormV3Kernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            attrs: BatchNormAttrs::from_attrs(ctx)?,
+            attrs: BatchNormAttrs::from_attrs(ctx.attrs())?,
             _t: PhantomData,
         })
     }

@@ -30,7 +30,7 @@ pub struct Conv2DKernel<T> {
 impl<T: GemmElement> BuildKernel for Conv2DKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            params: Conv2DParams::from_attrs(ctx)?,
+            params: Conv2DParams::from_attrs(ctx.attrs())?,
             _t: PhantomData,
         })
     }

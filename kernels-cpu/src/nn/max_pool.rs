@@ -69,7 +69,7 @@ impl<T: PoolElement> BuildKernel for MaxPoolKernel<T> {
             "Default MaxPoolingOp only supports NHWC on device type CPU"
         );
         Ok(Self {
-            params: Pool2DParams::from_attrs(ctx, format)?,
+            params: Pool2DParams::from_attrs(ctx.attrs(), format)?,
             _t: PhantomData,
         })
     }

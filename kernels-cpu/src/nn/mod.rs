@@ -1,5 +1,6 @@
-//! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Relu, Softmax and
-//! FusedBatchNormV3. Data formats, padding, window sizes and the checks of
+//! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Softmax and
+//! FusedBatchNormV3 (`Relu`, an entry of the unary table, is in
+//! [`crate::math::unary`]). Data formats, padding, window sizes and the checks of
 //! Conv2D and MaxPool are in [`opreg_op_logic::window`], [`opreg_op_logic::conv`]
 //! and [`opreg_op_logic::pool`] (shared with the GPU kernels).
 
@@ -20,7 +21,6 @@ pub use conv2d::Conv2DKernel;
 mod batch_norm;
 mod bias_add;
 mod max_pool;
-mod relu;
 mod softmax;
 
 pub use batch_norm::FusedBatchNormV3Kernel;

@@ -14,35 +14,35 @@ use registry_core::kernel::{
 use registry_core::tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// The first `n` inputs of a variadic node (cheap clones).
 fn inputs(ctx: &OpKernelContext<'_>, n: usize) -> Result<Vec<Tensor>, KernelError> {
     (0..n).map(|i| ctx.input(i).cloned()).collect()
 }
 
-/// The output of the concatenation of `values` (their `rows`-row matrices
+/// Output 0 as the concatenation of `values` (their `rows`-row matrices
 /// side by side): a single input reshaped (the same buffer), else a new
 /// tensor.
 fn concat_values(
+    ctx: &mut OpKernelContext<'_>,
     mover: &Mover,
     values: &[Tensor],
     layout: ConcatLayout,
-) -> Result<Tensor, KernelError> {
+) -> Result<(), KernelError> {
     let ConcatLayout { shape, rows } = layout;
     if let [single] = values {
-        return Ok(single.reshape(shape)?);
+        return ctx.set_output(0, single.reshape(shape)?);
     }
     if shape.num_elements() == 0 || rows == 0 {
-        return mover.empty(shape);
+        return mover.empty(ctx, shape);
     }
-    let mut parts: SmallVec<[(&_, usize); 8]> = SmallVec::with_capacity(values.len());
-    for (i, v) in values.iter().enumerate() {
-        parts.push((gpu_bytes(v, i)?, v.num_elements() / rows));
-    }
-    mover.concat(&parts, rows, shape)
+    let parts: SmallVec<[(&Tensor, usize); 8]> = values
+        .iter()
+        .map(|v| (v, v.num_elements() / rows))
+        .collect();
+    mover.concat(ctx, &parts, rows, shape)
 }
 
 /// `ConcatV2` for TF's GPU types; `axis` on the host.
@@ -51,7 +51,8 @@ fn concat_values(
     device = GPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
-    host_memory = ["axis"]
+    host_memory = ["axis"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct ConcatV2Gpu {
@@ -61,7 +62,7 @@ pub struct ConcatV2Gpu {
 impl BuildKernel for ConcatV2Gpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            mover: Mover::new(ctx.attr("T")?, entry::CONCAT)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::CONCAT)?,
         })
     }
 }
@@ -71,7 +72,7 @@ impl OpKernel for ConcatV2Gpu {
         let n = ctx.num_inputs().saturating_sub(1);
         let values = inputs(ctx, n)?;
         let layout = concat_layout(ctx.input(n)?, &values)?;
-        ctx.set_output(0, concat_values(&self.mover, &values, layout)?)
+        concat_values(ctx, &self.mover, &values, layout)
     }
 }
 
@@ -81,7 +82,8 @@ impl OpKernel for ConcatV2Gpu {
     op = Pack,
     device = GPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
-         uint16, uint32, uint64, uint8]
+         uint16, uint32, uint64, uint8],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct PackGpu {
@@ -93,7 +95,7 @@ impl BuildKernel for PackGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             axis: ctx.attr("axis")?,
-            mover: Mover::new(ctx.attr("T")?, entry::CONCAT)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::CONCAT)?,
         })
     }
 }
@@ -102,6 +104,6 @@ impl OpKernel for PackGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let values = inputs(ctx, ctx.num_inputs())?;
         let layout = pack_layout(self.axis, &values)?;
-        ctx.set_output(0, concat_values(&self.mover, &values, layout)?)
+        concat_values(ctx, &self.mover, &values, layout)
     }
 }

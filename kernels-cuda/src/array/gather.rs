@@ -7,8 +7,6 @@
 //! outside `[0, params.shape[axis])` gives zeros (the CPU kernel reports
 //! InvalidArgument instead).
 
-use std::marker::PhantomData;
-
 use opreg_op_logic::gather::gather_geometry_of;
 use opreg_standard_ops::GatherV2;
 use registry_core::kernel;
@@ -16,11 +14,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::tensor::TensorElement;
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `GatherV2` for TF's GPU types, with int32 or int64 indices; `axis` on
 /// the host.
@@ -30,18 +26,20 @@ use opreg_cuda::gpu_bytes;
     Tparams = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64,
                int8, uint16, uint32, uint64, uint8],
     Tindices = [int32, int64],
-    host_memory = ["axis"]
+    host_memory = ["axis"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
-pub struct GatherV2Gpu<Tindices> {
+pub struct GatherV2Gpu {
     batch_dims: i64,
+    index_type: DataType,
     mover: Mover,
-    index: PhantomData<fn() -> Tindices>,
 }
 
-impl<Tindices: TensorElement> BuildKernel for GatherV2Gpu<Tindices> {
+impl BuildKernel for GatherV2Gpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let entry = match Tindices::DTYPE {
+        let index_type: DataType = ctx.attr("Tindices")?;
+        let entry = match index_type {
             DataType::DtInt32 => entry::GATHER_I32,
             DataType::DtInt64 => entry::GATHER_I64,
             other => {
@@ -53,30 +51,29 @@ impl<Tindices: TensorElement> BuildKernel for GatherV2Gpu<Tindices> {
         };
         Ok(Self {
             batch_dims: ctx.attr("batch_dims")?,
-            mover: Mover::new(ctx.attr("Tparams")?, entry)?,
-            index: PhantomData,
+            index_type,
+            mover: Mover::new(ctx, ctx.attr("Tparams")?, entry)?,
         })
     }
 }
 
-impl<Tindices: TensorElement> OpKernel for GatherV2Gpu<Tindices> {
+impl OpKernel for GatherV2Gpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let params = ctx.input(0)?.clone();
         let indices = ctx.input(1)?.clone();
-        let index_max = match Tindices::DTYPE {
+        let index_max = match self.index_type {
             DataType::DtInt32 => i64::from(i32::MAX),
             _ => i64::MAX,
         };
-        let g = gather_geometry_of(ctx, self.batch_dims, Tindices::DTYPE, index_max)?;
+        let g = gather_geometry_of(ctx, self.batch_dims, self.index_type, index_max)?;
         if g.out_shape.num_elements() == 0 {
-            let out = self.mover.empty(g.out_shape)?;
-            return ctx.set_output(0, out);
+            return self.mover.empty(ctx, g.out_shape);
         }
-        let index_bytes = gpu_bytes(&indices, 1)?;
-        if index_bytes.len() != indices.num_elements() * std::mem::size_of::<Tindices>() {
-            return Err(KernelError::internal("gather: indices buffer size"));
+        if indices.dtype() != self.index_type || indices.num_elements() != g.batch * g.per_batch {
+            return Err(KernelError::internal(
+                "gather: indices do not match the plan",
+            ));
         }
-        let out = self.mover.gather(gpu_bytes(&params, 0)?, index_bytes, g)?;
-        ctx.set_output(0, out)
+        self.mover.gather(ctx, &params, &indices, g)
     }
 }

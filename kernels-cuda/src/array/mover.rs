@@ -1,23 +1,49 @@
 //! [`Mover`]: one compiled data-movement entry point for one element size,
-//! and its launches. Every launch writes every element of the buffer it
-//! allocates, so outputs are allocated uninitialised.
+//! and its launches into output 0 of the kernel's context. Every launch
+//! writes every element of the output, which is allocated (uninitialised)
+//! by the context in the GPU's memory.
 
-use std::sync::Arc;
-
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::gather::GatherGeometry;
-use registry_core::kernel::KernelError;
+use registry_core::kernel::{
+    KernelError, KernelRegistration, KernelSource, OpKernelConstruction, OpKernelContext,
+};
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::{Tensor, TensorShape, element_size};
 
 use super::plan::{PadPlan, StridedPlan, TilePlan};
 use super::source::move_source;
-use opreg_cuda::{GpuDevice, ShapeArg, gpu_error, grid_for};
+use opreg_cuda::{GpuContext, GpuDevice, GpuTensors, ShapeArg, gpu_error, gpu_ptr, grid_for};
+
+/// The sources a registration of a data-movement kernel compiles: the move
+/// source of its element type's size (`Tparams` for `GatherV2`, else `T`).
+pub fn mover_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    let attr = if reg.op == "GatherV2" { "Tparams" } else { "T" };
+    crate::sources_of_type(reg, attr, |dtype| {
+        move_source(unit_of(dtype)?).ok_or_else(|| no_unit(dtype))
+    })
+}
+
+fn no_unit(dtype: DataType) -> KernelError {
+    KernelError::unimplemented(format!(
+        "no GPU copy kernel for {} elements",
+        dtype.type_name()
+    ))
+}
+
+/// The element size of `dtype`, the unit the copies move.
+fn unit_of(dtype: DataType) -> Result<usize, KernelError> {
+    element_size(dtype).ok_or_else(|| {
+        KernelError::unimplemented(format!(
+            "GPU array kernels do not handle dtype {}",
+            dtype.type_name()
+        ))
+    })
+}
 
 /// An entry point of the data-movement source for a dtype's element size,
-/// compiled (once per process) when the kernel is built.
+/// compiled (once per device) when the kernel is built.
 pub(crate) struct Mover {
-    dev: Arc<GpuDevice>,
     dtype: DataType,
     unit: usize,
     func: CudaFunction,
@@ -37,79 +63,84 @@ fn idx(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+/// The device address of `x`, which must hold `len` units.
+fn source(x: &Tensor, len: usize, what: &str) -> Result<u64, KernelError> {
+    if x.num_elements() != len {
+        return Err(KernelError::internal(format!(
+            "{what}: an input of {} elements does not match the plan ({len})",
+            x.num_elements()
+        )));
+    }
+    gpu_ptr(x)
+}
+
 impl Mover {
-    /// Entry point `entry` for elements of `dtype`.
-    pub(crate) fn new(dtype: DataType, entry: &str) -> Result<Self, KernelError> {
-        let unit = element_size(dtype).ok_or_else(|| {
-            KernelError::unimplemented(format!(
-                "GPU array kernels do not handle dtype {}",
-                dtype.type_name()
-            ))
-        })?;
-        let source = move_source(unit).ok_or_else(|| {
-            KernelError::unimplemented(format!("no GPU copy kernel for {unit}-byte elements"))
-        })?;
-        let dev = GpuDevice::get()?;
-        let func = dev.function(&source, entry)?;
-        Ok(Self {
-            dev,
-            dtype,
-            unit,
-            func,
-        })
+    /// Entry point `entry` for elements of `dtype`, compiled for the
+    /// kernel's GPU.
+    pub(crate) fn new(
+        ctx: &OpKernelConstruction<'_>,
+        dtype: DataType,
+        entry: &str,
+    ) -> Result<Self, KernelError> {
+        let unit = unit_of(dtype)?;
+        let source = move_source(unit).ok_or_else(|| no_unit(dtype))?;
+        let func = ctx.gpu()?.function(&source, entry)?;
+        Ok(Self { dtype, unit, func })
     }
 
-    /// An output buffer of `len` elements, and the launch that fills it:
-    /// `fill(out)` must queue work that writes all `len` elements.
+    /// Allocates output 0 with `shape` and, when it has elements, queues
+    /// `fill(gpu, out)`, which must write all of them.
     fn output(
         &self,
+        ctx: &mut OpKernelContext<'_>,
         shape: TensorShape,
-        fill: impl FnOnce(&mut CudaSlice<u8>) -> Result<(), KernelError>,
-    ) -> Result<Tensor, KernelError> {
+        fill: impl FnOnce(&GpuDevice, u64) -> Result<(), KernelError>,
+    ) -> Result<(), KernelError> {
         let len = shape.num_elements();
-        let bytes = len
-            .checked_mul(self.unit)
-            .ok_or_else(|| KernelError::resource_exhausted("the GPU output's size overflows"))?;
+        ctx.allocate_output(0, shape)?;
         if len == 0 {
-            return self
-                .dev
-                .tensor(self.dtype, shape, self.dev.alloc_zeroed(0)?);
+            return Ok(());
         }
-        // SAFETY: `fill` queues a kernel that writes all `len` elements
-        // (every caller's kernel writes each output index exactly once)
-        // before anything else on the stream reads the buffer.
-        let mut out = unsafe { self.dev.alloc_uninit(bytes)? };
-        fill(&mut out)?;
-        self.dev.tensor(self.dtype, shape, out)
+        let out = ctx.gpu_output(0)?;
+        fill(ctx.gpu()?, out)
     }
 
-    /// An empty tensor of `shape` (which must have no elements).
-    pub(crate) fn empty(&self, shape: TensorShape) -> Result<Tensor, KernelError> {
+    /// An empty output 0 of `shape` (which must have no elements).
+    pub(crate) fn empty(
+        &self,
+        ctx: &mut OpKernelContext<'_>,
+        shape: TensorShape,
+    ) -> Result<(), KernelError> {
         check_len(&shape, 0)?;
-        self.output(shape, |_| Ok(()))
+        self.output(ctx, shape, |_, _| Ok(()))
     }
 
-    /// A new tensor of `shape` filled by one launch of this mover's entry
-    /// as `(const U* x, U* out, index_t n, index_t scalars..., shape_arg
+    /// Output 0 of `shape`, filled by one launch of this mover's entry as
+    /// `(const U* x, U* out, index_t n, index_t scalars..., shape_arg
     /// shapes...)`, one thread per output element (`n` of them); `what`
     /// names the entry in a launch error.
     ///
     /// # Safety
     /// The entry must take exactly these arguments and, for every output
-    /// index below `n`, write that element and read only inside `x`.
+    /// index below `n`, write that element and read only inside `x` (of
+    /// `x_len` units).
+    #[allow(clippy::too_many_arguments)]
     unsafe fn copy_launch(
         &self,
+        ctx: &mut OpKernelContext<'_>,
         what: &str,
-        x: &CudaSlice<u8>,
+        x: &Tensor,
+        x_len: usize,
         shape: TensorShape,
         scalars: &[i64],
         shapes: &[&ShapeArg],
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
+        let x = source(x, x_len, what)?;
         let len = shape.num_elements();
-        self.output(shape, |out| {
+        self.output(ctx, shape, |gpu, out| {
             let n = idx(len);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch.arg(x).arg(out).arg(&n);
+            let mut launch = gpu.stream().launch_builder(&self.func);
+            launch.arg(&x).arg(&out).arg(&n);
             for s in scalars {
                 launch.arg(s);
             }
@@ -117,28 +148,31 @@ impl Mover {
                 launch.arg(s);
             }
             // SAFETY: the caller's contract: the entry takes these
-            // arguments, writes each of the `n` elements `out` holds and
+            // arguments, writes each of the `n` elements of the output and
             // reads only inside `x`.
             unsafe { launch.launch(grid_for(len)) }.map_err(|e| gpu_error(what, e))?;
             Ok(())
         })
     }
 
-    /// `strided_copy` of `x` by `plan` into a new tensor of `shape`.
+    /// `strided_copy` of `x` by `plan` into output 0 of `shape`.
     pub(crate) fn strided(
         &self,
-        x: &CudaSlice<u8>,
+        ctx: &mut OpKernelContext<'_>,
+        x: &Tensor,
         plan: &StridedPlan,
         shape: TensorShape,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         check_len(&shape, plan.len)?;
         // SAFETY: `strided_copy(const U*, U*, index_t, index_t, shape_arg,
         // shape_arg)` takes `(x, out, n, base, dims, steps)`; the plan
         // proved every address read inside `x`.
         unsafe {
             self.copy_launch(
+                ctx,
                 "launching strided_copy",
                 x,
+                x.num_elements(),
                 shape,
                 &[plan.base],
                 &[&plan.dims, &plan.steps],
@@ -146,21 +180,24 @@ impl Mover {
         }
     }
 
-    /// `tile_copy` of `x` by `plan` into a new tensor of `shape`.
+    /// `tile_copy` of `x` by `plan` into output 0 of `shape`.
     pub(crate) fn tile(
         &self,
-        x: &CudaSlice<u8>,
+        ctx: &mut OpKernelContext<'_>,
+        x: &Tensor,
         plan: &TilePlan,
         shape: TensorShape,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         // SAFETY: `tile_copy(const U*, U*, index_t, shape_arg, shape_arg)`
         // takes `(x, out, n, out_dims, in_dims)`; the input index of every
         // output element is below the product of `in_dims`, the input's
         // length.
         unsafe {
             self.copy_launch(
+                ctx,
                 "launching tile_copy",
                 x,
+                x.num_elements(),
                 shape,
                 &[],
                 &[&plan.out_dims, &plan.in_dims],
@@ -168,20 +205,23 @@ impl Mover {
         }
     }
 
-    /// `pad_copy` of `x` by `plan` into a new tensor of `shape`.
+    /// `pad_copy` of `x` by `plan` into output 0 of `shape`.
     pub(crate) fn pad(
         &self,
-        x: &CudaSlice<u8>,
+        ctx: &mut OpKernelContext<'_>,
+        x: &Tensor,
         plan: &PadPlan,
         shape: TensorShape,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         // SAFETY: `pad_copy(const U*, U*, index_t, shape_arg, shape_arg,
         // shape_arg)` takes `(x, out, n, out_dims, in_dims, before)`; only
         // indices inside the input's box are read.
         unsafe {
             self.copy_launch(
+                ctx,
                 "launching pad_copy",
                 x,
+                x.num_elements(),
                 shape,
                 &[],
                 &[&plan.out_dims, &plan.in_dims, &plan.before],
@@ -189,14 +229,15 @@ impl Mover {
         }
     }
 
-    /// `concat_copy`: `inputs[i]` (`[rows, cols[i]]`) side by side into a
-    /// new `[rows, Σ cols]` tensor of `shape`.
+    /// `concat_copy`: `inputs[i]` (`[rows, cols[i]]`) side by side into
+    /// output 0, a `[rows, Σ cols]` tensor of `shape`.
     pub(crate) fn concat(
         &self,
-        inputs: &[(&CudaSlice<u8>, usize)],
+        ctx: &mut OpKernelContext<'_>,
+        inputs: &[(&Tensor, usize)],
         rows: usize,
         shape: TensorShape,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         let out_cols: usize = inputs.iter().map(|&(_, c)| c).sum();
         let expected = rows.checked_mul(out_cols);
         if expected != Some(shape.num_elements()) {
@@ -204,25 +245,26 @@ impl Mover {
                 "concat: the inputs do not fill the output",
             ));
         }
-        if let Some((x, _)) = inputs.iter().find(|(x, c)| {
-            Some(x.len()) != c.checked_mul(rows).and_then(|n| n.checked_mul(self.unit))
-        }) {
-            return Err(KernelError::internal(format!(
-                "concat: an input of {} bytes does not match the plan",
-                x.len()
-            )));
-        }
-        self.output(shape, |out| {
+        let parts: Vec<(u64, usize)> = inputs
+            .iter()
+            .map(|&(x, cols)| {
+                let len = cols
+                    .checked_mul(rows)
+                    .ok_or_else(|| KernelError::internal("concat: input size overflows"))?;
+                Ok((source(x, len, "concat")?, cols))
+            })
+            .collect::<Result<_, KernelError>>()?;
+        self.output(ctx, shape, |gpu, out| {
             let out_cols = idx(out_cols);
             let mut offset = 0i64;
-            for &(x, cols) in inputs {
+            for &(x, cols) in &parts {
                 let n = rows * cols;
                 if n > 0 {
                     let (n_i, cols_i) = (idx(n), idx(cols));
-                    let mut launch = self.dev.stream().launch_builder(&self.func);
+                    let mut launch = gpu.stream().launch_builder(&self.func);
                     launch
-                        .arg(x)
-                        .arg(&mut *out)
+                        .arg(&x)
+                        .arg(&out)
                         .arg(&n_i)
                         .arg(&cols_i)
                         .arg(&out_cols)
@@ -242,30 +284,33 @@ impl Mover {
     }
 
     /// `gather_*`: the gather of `g` (params `[batch·outer, limit, inner]`,
-    /// indices `[batch, per_batch]`) into a new
+    /// indices `[batch, per_batch]`) into output 0, a
     /// `[batch·outer, per_batch, inner]` tensor of `g.out_shape`.
     pub(crate) fn gather(
         &self,
-        params: &CudaSlice<u8>,
-        indices: &CudaSlice<u8>,
+        ctx: &mut OpKernelContext<'_>,
+        params: &Tensor,
+        indices: &Tensor,
         g: GatherGeometry,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         let len = g.out_shape.num_elements();
         let batch_outer = g.batch.checked_mul(g.outer);
         let params_len = batch_outer
             .and_then(|n| n.checked_mul(g.limit))
-            .and_then(|n| n.checked_mul(g.inner));
-        if params_len.and_then(|n| n.checked_mul(self.unit)) != Some(params.len())
-            || batch_outer
-                .and_then(|n| n.checked_mul(g.per_batch))
-                .and_then(|n| n.checked_mul(g.inner))
-                != Some(len)
+            .and_then(|n| n.checked_mul(g.inner))
+            .ok_or_else(|| KernelError::internal("gather: the plan overflows"))?;
+        if batch_outer
+            .and_then(|n| n.checked_mul(g.per_batch))
+            .and_then(|n| n.checked_mul(g.inner))
+            != Some(len)
         {
             return Err(KernelError::internal(
                 "gather: the plan does not match the tensors",
             ));
         }
-        self.output(g.out_shape, |out| {
+        let params = source(params, params_len, "gather")?;
+        let indices = gpu_ptr(indices)?;
+        self.output(ctx, g.out_shape, |gpu, out| {
             let (n, per_batch, outer, limit, inner) = (
                 idx(len),
                 idx(g.per_batch),
@@ -273,11 +318,11 @@ impl Mover {
                 idx(g.limit),
                 idx(g.inner),
             );
-            let mut launch = self.dev.stream().launch_builder(&self.func);
+            let mut launch = gpu.stream().launch_builder(&self.func);
             launch
-                .arg(params)
-                .arg(indices)
-                .arg(out)
+                .arg(&params)
+                .arg(&indices)
+                .arg(&out)
                 .arg(&n)
                 .arg(&per_batch)
                 .arg(&outer)
@@ -287,37 +332,37 @@ impl Mover {
             // matches; `params` holds `batch·outer·limit·inner` units
             // (checked above), indices outside `[0, limit)` are not read
             // through, and index `b·per_batch + m` is inside `indices`
-            // (`batch·per_batch` of them).
+            // (`batch·per_batch` of them, checked by the caller).
             unsafe { launch.launch(grid_for(len)) }
                 .map_err(|e| gpu_error("launching gather", e))?;
             Ok(())
         })
     }
 
-    /// `one_hot_*`: `y[p, d, s] = indices[p, s] == d ? *on : *off`.
+    /// `one_hot_*`: `y[p, d, s] = indices[p, s] == d ? *on : *off`, into
+    /// output 0 of `shape`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn one_hot(
         &self,
-        indices: &CudaSlice<u8>,
-        on: &CudaSlice<u8>,
-        off: &CudaSlice<u8>,
+        ctx: &mut OpKernelContext<'_>,
+        indices: &Tensor,
+        on: &Tensor,
+        off: &Tensor,
         depth: usize,
         suffix: usize,
         shape: TensorShape,
-    ) -> Result<Tensor, KernelError> {
+    ) -> Result<(), KernelError> {
         let len = shape.num_elements();
-        if on.len() != self.unit || off.len() != self.unit {
-            return Err(KernelError::internal(
-                "one_hot: on/off values are not scalars",
-            ));
-        }
-        self.output(shape, |out| {
+        let (on, off) = (source(on, 1, "one_hot")?, source(off, 1, "one_hot")?);
+        let indices = gpu_ptr(indices)?;
+        self.output(ctx, shape, |gpu, out| {
             let (n, depth, suffix) = (idx(len), idx(depth), idx(suffix));
-            let mut launch = self.dev.stream().launch_builder(&self.func);
+            let mut launch = gpu.stream().launch_builder(&self.func);
             launch
-                .arg(indices)
-                .arg(on)
-                .arg(off)
-                .arg(out)
+                .arg(&indices)
+                .arg(&on)
+                .arg(&off)
+                .arg(&out)
                 .arg(&n)
                 .arg(&depth)
                 .arg(&suffix);

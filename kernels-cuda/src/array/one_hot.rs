@@ -5,8 +5,6 @@
 //! in GPU memory; the shapes are checked as the CPU kernel does
 //! ([`one_hot_shape`]).
 
-use std::marker::PhantomData;
-
 use opreg_op_logic::one_hot::{OneHotShape, one_hot_shape};
 use opreg_standard_ops::OneHot;
 use registry_core::kernel;
@@ -14,11 +12,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::tensor::TensorElement;
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `OneHot` for TF's GPU types, with uint8, int32 or int64 indices; `depth`
 /// on the host.
@@ -28,18 +24,18 @@ use opreg_cuda::gpu_bytes;
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
     TI = [uint8, int32, int64],
-    host_memory = ["depth"]
+    host_memory = ["depth"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
-pub struct OneHotGpu<TI> {
+pub struct OneHotGpu {
     axis: i64,
     mover: Mover,
-    index: PhantomData<fn() -> TI>,
 }
 
-impl<TI: TensorElement> BuildKernel for OneHotGpu<TI> {
+impl BuildKernel for OneHotGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let entry = match TI::DTYPE {
+        let entry = match ctx.attr("TI")? {
             DataType::DtUint8 => entry::ONE_HOT_U8,
             DataType::DtInt32 => entry::ONE_HOT_I32,
             DataType::DtInt64 => entry::ONE_HOT_I64,
@@ -52,13 +48,12 @@ impl<TI: TensorElement> BuildKernel for OneHotGpu<TI> {
         };
         Ok(Self {
             axis: ctx.attr("axis")?,
-            mover: Mover::new(ctx.attr("T")?, entry)?,
-            index: PhantomData,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry)?,
         })
     }
 }
 
-impl<TI: TensorElement> OpKernel for OneHotGpu<TI> {
+impl OpKernel for OneHotGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let indices = ctx.input(0)?.clone();
         let on = ctx.input(2)?.clone();
@@ -75,20 +70,9 @@ impl<TI: TensorElement> OpKernel for OneHotGpu<TI> {
             self.axis,
         )?;
         if out_shape.num_elements() == 0 {
-            return ctx.set_output(0, self.mover.empty(out_shape)?);
+            return self.mover.empty(ctx, out_shape);
         }
-        let index_bytes = gpu_bytes(&indices, 0)?;
-        if index_bytes.len() != indices.num_elements() * std::mem::size_of::<TI>() {
-            return Err(KernelError::internal("one_hot: indices buffer size"));
-        }
-        let out = self.mover.one_hot(
-            index_bytes,
-            gpu_bytes(&on, 2)?,
-            gpu_bytes(&off, 3)?,
-            depth,
-            suffix,
-            out_shape,
-        )?;
-        ctx.set_output(0, out)
+        self.mover
+            .one_hot(ctx, &indices, &on, &off, depth, suffix, out_shape)
     }
 }

@@ -10,10 +10,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::plan::PadPlan;
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `Pad` for TF's GPU types; `paddings` on the host.
 #[kernel(
@@ -22,7 +21,8 @@ use opreg_cuda::gpu_bytes;
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
     Tpaddings = [int32, int64],
-    host_memory = ["paddings"]
+    host_memory = ["paddings"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct PadGpu {
@@ -32,7 +32,7 @@ pub struct PadGpu {
 impl BuildKernel for PadGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            mover: Mover::new(ctx.attr("T")?, entry::PAD)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::PAD)?,
         })
     }
 }
@@ -47,7 +47,6 @@ impl OpKernel for PadGpu {
         }
         // An empty input pads to all zeros: every index is outside its box.
         let plan = PadPlan::new(&dims)?;
-        let out = self.mover.pad(gpu_bytes(&input, 0)?, &plan, out_shape)?;
-        ctx.set_output(0, out)
+        self.mover.pad(ctx, &input, &plan, out_shape)
     }
 }

@@ -10,10 +10,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::plan::StridedPlan;
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `Slice` for TF's GPU types; `begin` and `size` on the host.
 #[kernel(
@@ -21,7 +20,8 @@ use opreg_cuda::gpu_bytes;
     device = GPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
-    host_memory = ["begin", "size"]
+    host_memory = ["begin", "size"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct SliceGpu {
@@ -31,7 +31,7 @@ pub struct SliceGpu {
 impl BuildKernel for SliceGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            mover: Mover::new(ctx.attr("T")?, entry::STRIDED)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::STRIDED)?,
         })
     }
 }
@@ -46,9 +46,6 @@ impl OpKernel for SliceGpu {
         }
         let (steps, base) = b.input_steps(input.dims())?;
         let plan = StridedPlan::new("Slice", input.num_elements(), base, &b.sizes, &steps)?;
-        let out = self
-            .mover
-            .strided(gpu_bytes(&input, 0)?, &plan, out_shape)?;
-        ctx.set_output(0, out)
+        self.mover.strided(ctx, &input, &plan, out_shape)
     }
 }

@@ -17,7 +17,7 @@
 //! - `one_hot_u8`/`one_hot_i32`/`one_hot_i64(indices, on, off, y, n, depth, suffix)`:
 //!   `OneHot`.
 
-use opreg_cuda::KernelSource;
+use registry_core::kernel::KernelSource;
 
 /// The element sizes a [`move_source`] exists for.
 pub const UNIT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
@@ -225,9 +225,4 @@ pub fn move_source(size: usize) -> Option<KernelSource> {
         code,
         entry::ALL,
     ))
-}
-
-/// Every source the array kernels compile (one per element size).
-pub fn all_sources() -> Vec<KernelSource> {
-    UNIT_SIZES.iter().filter_map(|&s| move_source(s)).collect()
 }

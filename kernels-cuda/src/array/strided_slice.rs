@@ -12,10 +12,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::plan::StridedPlan;
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `StridedSlice` for TF's GPU types; `begin`, `end` and `strides` on the
 /// host.
@@ -24,7 +23,8 @@ use opreg_cuda::gpu_bytes;
     device = GPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
-    host_memory = ["begin", "end", "strides"]
+    host_memory = ["begin", "end", "strides"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct StridedSliceGpu {
@@ -35,8 +35,8 @@ pub struct StridedSliceGpu {
 impl BuildKernel for StridedSliceGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            masks: Masks::from_attrs(ctx)?,
-            mover: Mover::new(ctx.attr("T")?, entry::STRIDED)?,
+            masks: Masks::from_attrs(ctx.attrs())?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::STRIDED)?,
         })
     }
 }
@@ -63,10 +63,7 @@ impl OpKernel for StridedSliceGpu {
             &spec.processing,
             &steps,
         )?;
-        let out = self
-            .mover
-            .strided(gpu_bytes(&input, 0)?, &plan, out_shape)?;
-        ctx.set_output(0, out)
+        self.mover.strided(ctx, &input, &plan, out_shape)
     }
 }
 

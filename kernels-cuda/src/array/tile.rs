@@ -10,10 +10,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::plan::TilePlan;
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 
 /// `Tile` for TF's GPU types; `multiples` on the host.
 #[kernel(
@@ -22,7 +21,8 @@ use opreg_cuda::gpu_bytes;
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
     Tmultiples = [int32, int64],
-    host_memory = ["multiples"]
+    host_memory = ["multiples"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct TileGpu {
@@ -32,7 +32,7 @@ pub struct TileGpu {
 impl BuildKernel for TileGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            mover: Mover::new(ctx.attr("T")?, entry::TILE)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::TILE)?,
         })
     }
 }
@@ -49,7 +49,6 @@ impl OpKernel for TileGpu {
         } else {
             TilePlan::new(input.dims(), &reps)?
         };
-        let out = self.mover.tile(gpu_bytes(&input, 0)?, &plan, out_shape)?;
-        ctx.set_output(0, out)
+        self.mover.tile(ctx, &input, &plan, out_shape)
     }
 }

@@ -3,10 +3,9 @@
 //! input when the permutation keeps the element order, and otherwise runs
 //! the strided copy.
 
-use super::mover::Mover;
+use super::mover::{Mover, mover_sources};
 use super::plan::StridedPlan;
 use super::source::entry;
-use opreg_cuda::gpu_bytes;
 use opreg_op_logic::index::shape_of;
 use opreg_op_logic::transpose::Transposition;
 use opreg_standard_ops::Transpose;
@@ -21,7 +20,8 @@ use registry_core::kernel::{
     device = GPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
          uint16, uint32, uint64, uint8],
-    host_memory = ["perm"]
+    host_memory = ["perm"],
+    sources = mover_sources
 )]
 #[derive(Debug)]
 pub struct TransposeGpu {
@@ -31,7 +31,7 @@ pub struct TransposeGpu {
 impl BuildKernel for TransposeGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            mover: Mover::new(ctx.attr("T")?, entry::STRIDED)?,
+            mover: Mover::new(ctx, ctx.attr("T")?, entry::STRIDED)?,
         })
     }
 }
@@ -48,8 +48,6 @@ impl OpKernel for TransposeGpu {
         }
         let steps = t.input_steps(in_dims);
         let plan = StridedPlan::new("Transpose", input.num_elements(), 0, &t.out_dims, &steps)?;
-        let x = gpu_bytes(&input, 0)?;
-        let out = self.mover.strided(x, &plan, out_shape)?;
-        ctx.set_output(0, out)
+        self.mover.strided(ctx, &input, &plan, out_shape)
     }
 }

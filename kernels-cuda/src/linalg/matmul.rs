@@ -7,13 +7,11 @@
 
 use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use cudarc::cublas::result::gemm_ex;
 use cudarc::cublas::sys::{
     cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType_t,
 };
-use cudarc::driver::{DevicePtr, DevicePtrMut};
 use opreg_standard_ops::MatMul;
 use registry_core::kernel;
 use registry_core::kernel::{
@@ -21,7 +19,7 @@ use registry_core::kernel::{
 };
 use registry_core::tensor::{TensorElement, TensorShape, bf16, f16};
 
-use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
 
 /// An element type MatMul runs through `cublasGemmEx`: its cuBLAS data type
 /// and compute type, and the type of `alpha`/`beta`.
@@ -175,9 +173,11 @@ fn op(transpose: bool) -> cublasOperation_t {
 /// `product = op(a) · op(b)` where `op` transposes when
 /// `transpose_a`/`transpose_b` is set. `k = 0` gives zeros; an empty output
 /// makes no cuBLAS call.
+///
+/// Generic over the element type for cuBLAS's typed scale factors
+/// ([`GemmElement`]).
 #[kernel(op = MatMul, device = GPU, T = [half, bfloat16, float, double])]
 pub struct MatMulGpu<T> {
-    dev: Arc<GpuDevice>,
     transpose_a: bool,
     transpose_b: bool,
     _t: PhantomData<fn() -> T>,
@@ -185,8 +185,8 @@ pub struct MatMulGpu<T> {
 
 impl<T: GemmElement> BuildKernel for MatMulGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        ctx.gpu()?;
         Ok(Self {
-            dev: GpuDevice::get()?,
             transpose_a: ctx.attr("transpose_a")?,
             transpose_b: ctx.attr("transpose_b")?,
             _t: PhantomData,
@@ -196,30 +196,30 @@ impl<T: GemmElement> BuildKernel for MatMulGpu<T> {
 
 impl<T: GemmElement> OpKernel for MatMulGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let (a, a_bytes) = ctx.gpu_input(0)?;
-        let (b, b_bytes) = ctx.gpu_input(1)?;
-        let plan = GemmPlan::new(a.shape(), b.shape(), self.transpose_a, self.transpose_b)?;
+        let a_ptr = ctx.gpu_input(0, T::DTYPE)?;
+        let b_ptr = ctx.gpu_input(1, T::DTYPE)?;
+        let plan = GemmPlan::new(
+            ctx.input(0)?.shape(),
+            ctx.input(1)?.shape(),
+            self.transpose_a,
+            self.transpose_b,
+        )?;
         let shape = TensorShape::new([plan.m, plan.n])?;
-        let bytes = plan.m * plan.n * std::mem::size_of::<T>();
         if plan.m == 0 || plan.n == 0 || plan.k == 0 {
             // Empty product, or k = 0: zeros.
-            let out = self.dev.alloc_zeroed(bytes)?;
-            return ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?);
+            let out = ctx.gpu()?.zeros(T::DTYPE, shape)?;
+            return ctx.set_output(0, out);
         }
         let [m, n, k, lda, ldb, ldc] = plan.cublas_dims()?;
-        // SAFETY: the GEMM (beta = 0) writes all m * n output elements
-        // before anything reads them.
-        let mut out = unsafe { self.dev.alloc_uninit(bytes)? };
-        self.dev
-            .context()
+        // The GEMM (beta = 0) writes all m * n output elements.
+        ctx.allocate_output(0, shape)?;
+        let c_ptr = ctx.gpu_output(0)?;
+        let gpu = ctx.gpu()?;
+        gpu.context()
             .bind_to_thread()
             .map_err(|e| gpu_error("binding the CUDA context", e))?;
-        let stream = self.dev.stream();
-        self.dev.with_blas(|blas| {
+        gpu.with_blas(|blas| {
             let (alpha, beta) = (T::ONE, T::ZERO);
-            let (b_ptr, _b_sync) = b_bytes.device_ptr(stream);
-            let (a_ptr, _a_sync) = a_bytes.device_ptr(stream);
-            let (c_ptr, _c_sync) = out.device_ptr_mut(stream);
             // SAFETY: the handle's stream is the device's stream, where the
             // buffers were written; b, a and the output hold k * n, m * k
             // and m * n elements of T laid out row-major, which cuBLAS reads
@@ -250,8 +250,7 @@ impl<T: GemmElement> OpKernel for MatMulGpu<T> {
                 )
             }
             .map_err(|e| gpu_error("running MatMul with cuBLAS", e))
-        })?;
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+        })
     }
 }
 

@@ -6,22 +6,20 @@
 //! after every addition, integers wrap) and a single input is passed
 //! through. Each launch adds up to [`ADD_N_BATCH`] inputs.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
 use opreg_op_logic::add_n::{SummationOrder, check_inputs, summation_order};
 use opreg_standard_ops::AddN;
 use registry_core::kernel;
 use registry_core::kernel::{
-    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+    BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
+    OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::TensorElement;
 
-use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
+use super::io::flat_launch;
 use super::source::{ADD_N_BATCH, add_n_source, vector_width};
-use opreg_cuda::{GpuDevice, gpu_error};
+use crate::sources_of_type;
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, gpu_input_ptr};
 
 /// Up to [`ADD_N_BATCH`] device addresses passed by value: the source's
 /// `struct ptr_arg { const T* p[8]; }`.
@@ -51,43 +49,44 @@ fn batches(summands: &[u64], forwarded: bool) -> Vec<(Vec<u64>, bool)> {
     out
 }
 
-/// `AddN` on one dtype, compiled for the GPU.
-pub struct AddNKernel {
-    dev: Arc<GpuDevice>,
+/// The sources a registration of [`AddNGpu`] compiles.
+pub fn add_n_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    sources_of_type(reg, "T", add_n_source)
+}
+
+/// `AddN` on the GPU.
+#[kernel(
+    op = AddN,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32, int64],
+    sources = add_n_sources
+)]
+#[derive(Debug)]
+pub struct AddNGpu {
     func: CudaFunction,
     dtype: DataType,
 }
 
-impl std::fmt::Debug for AddNKernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AddNKernel")
-            .field("dtype", &self.dtype)
-            .finish()
+impl BuildKernel for AddNGpu {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let dtype = ctx.attr("T")?;
+        let func = ctx.gpu()?.function(&add_n_source(dtype)?, "add_n")?;
+        Ok(Self { func, dtype })
     }
 }
 
-impl AddNKernel {
-    /// Compiles (or finds cached) `AddN` for `dtype`.
-    pub fn new(dtype: DataType) -> Result<Self, KernelError> {
-        let source = add_n_source(dtype)?;
-        let dev = GpuDevice::get()?;
-        let func = dev.function(&source, "add_n")?;
-        Ok(Self { dev, func, dtype })
-    }
-
+impl OpKernel for AddNGpu {
     /// The sum of the inputs.
-    pub fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let shape = check_inputs(ctx, |i, x| {
-            input_address(&self.dev, x, i, self.dtype).map(drop)
-        })?;
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let shape = check_inputs(ctx, |i, x| gpu_input_ptr(x, i, self.dtype).map(drop))?;
         if ctx.num_inputs() == 1 {
             let x = ctx.take_input(0)?;
             return ctx.set_output(0, x);
         }
         let n = shape.num_elements();
         if n == 0 {
-            let out = empty_output(&self.dev, ctx, self.dtype, shape)?;
-            return ctx.set_output(0, out);
+            ctx.allocate_output(0, shape)?;
+            return Ok(());
         }
         let SummationOrder {
             forwarded,
@@ -95,27 +94,24 @@ impl AddNKernel {
         } = summation_order(ctx, &shape)?;
         let summands: Vec<u64> = summands
             .iter()
-            .map(|&i| input_address(&self.dev, ctx.input(i)?, i, self.dtype))
+            .map(|&i| ctx.gpu_input(i, self.dtype))
             .collect::<Result<_, _>>()?;
-        let mut new = None;
-        let out = if forwarded {
-            forwarded_address(ctx, 0)?
-        } else {
-            // SAFETY: the first launch below (accumulate = false) writes all
-            // n elements.
-            let (buffer, out) = unsafe { new_output(&self.dev, self.dtype, n)? };
-            new = Some(buffer);
-            out
-        };
+        if !forwarded {
+            // The first launch below (accumulate = false) writes all n
+            // elements.
+            ctx.allocate_output(0, shape)?;
+        }
+        let out = ctx.gpu_output(0)?;
         let len = n as i64;
         let cfg = flat_launch(n, vector_width(&[self.dtype]));
+        let stream = ctx.gpu()?.stream();
         for (addresses, accumulate) in batches(&summands, forwarded) {
             let mut p = [0u64; ADD_N_BATCH];
             p[..addresses.len()].copy_from_slice(&addresses);
             let ptrs = PtrArg { p };
             let used = addresses.len() as i32;
             let accumulate = i32::from(accumulate);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
+            let mut launch = stream.launch_builder(&self.func);
             launch
                 .arg(&ptrs)
                 .arg(&used)
@@ -129,34 +125,7 @@ impl AddNKernel {
             // output is written from in[0] alone), so every element is set.
             unsafe { launch.launch(cfg) }.map_err(|e| gpu_error("launching AddN", e))?;
         }
-        if let Some(buffer) = new {
-            let out = self.dev.tensor(self.dtype, shape, buffer)?;
-            ctx.set_output(0, out)?;
-        }
         Ok(())
-    }
-}
-
-/// `AddN` on the GPU.
-#[kernel(op = AddN, device = GPU, T = [half, bfloat16, float, double, int32, int64])]
-#[derive(Debug)]
-pub struct AddNGpu<T> {
-    inner: AddNKernel,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: TensorElement> BuildKernel for AddNGpu<T> {
-    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        Ok(Self {
-            inner: AddNKernel::new(T::DTYPE)?,
-            _t: PhantomData,
-        })
-    }
-}
-
-impl<T: TensorElement> OpKernel for AddNGpu<T> {
-    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        self.inner.compute(ctx)
     }
 }
 

@@ -13,9 +13,6 @@
 //! kernels reject them; a GPU kernel cannot without reading the divisor
 //! back).
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_standard_ops::{
     AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv,
@@ -23,15 +20,17 @@ use opreg_standard_ops::{
 };
 use registry_core::kernel;
 use registry_core::kernel::{
-    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+    BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
+    OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::{TensorElement, TensorShape};
+use registry_core::tensor::TensorShape;
 
 use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
-use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
+use super::io::flat_launch;
 use super::source::{BinaryFn, binary_entry, binary_source, vector_width};
-use opreg_cuda::{GpuDevice, ShapeArg, gpu_error, grid_for};
+use crate::sources_of_type;
+use opreg_cuda::{GpuContext, GpuTensors, ShapeArg, gpu_error, grid_for};
 
 /// Which loop a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,9 +45,40 @@ enum Path {
     Broadcast(Box<(ShapeArg, [ShapeArg; 2])>),
 }
 
-/// A binary function on one dtype, compiled for the GPU.
-pub struct BinaryKernel {
-    dev: Arc<GpuDevice>,
+/// The binary function of op `op` (`None` for ops that are not binary).
+fn binary_fn(op: &str) -> Option<BinaryFn> {
+    BinaryFn::ALL.into_iter().find(|f| f.op_name() == op)
+}
+
+/// The sources a registration of a binary kernel compiles: its op on its
+/// type (`bool` for `LogicalAnd`).
+pub fn binary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    let f = binary_fn(reg.op)
+        .ok_or_else(|| KernelError::internal(format!("{} is not a binary op", reg.op)))?;
+    if f == BinaryFn::LogicalAnd {
+        return Ok(vec![binary_source(f, DataType::DtBool)?]);
+    }
+    sources_of_type(reg, "T", |dtype| binary_source(f, dtype))
+}
+
+/// Every binary op of the standard set on the GPU (the op's function on the
+/// node's `T`), with TF's broadcasting. Integer division by zero and
+/// negative integer powers give the defined values of
+/// [`source`](super::source); `Equal` has its `incompatible_shape_error`.
+#[kernel(op = AddV2, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Sub, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Mul, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = RealDiv, device = GPU, T = [half, bfloat16, float, double], sources = binary_sources)]
+#[kernel(op = FloorDiv, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = FloorMod, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Maximum, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Minimum, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Pow, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = SquaredDifference, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
+#[kernel(op = Greater, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8], sources = binary_sources)]
+#[kernel(op = Equal, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool], sources = binary_sources)]
+#[kernel(op = LogicalAnd, device = GPU, sources = binary_sources)]
+pub struct BinaryGpu {
     op: BinaryFn,
     dtype: DataType,
     out_dtype: DataType,
@@ -62,9 +92,9 @@ pub struct BinaryKernel {
     incompatible_is_false: bool,
 }
 
-impl std::fmt::Debug for BinaryKernel {
+impl std::fmt::Debug for BinaryGpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BinaryKernel")
+        f.debug_struct("BinaryGpu")
             .field("op", &self.op)
             .field("dtype", &self.dtype)
             .field("incompatible_is_false", &self.incompatible_is_false)
@@ -72,12 +102,23 @@ impl std::fmt::Debug for BinaryKernel {
     }
 }
 
-impl BinaryKernel {
-    /// Compiles (or finds cached) `op` on `dtype`.
-    pub fn new(op: BinaryFn, dtype: DataType) -> Result<Self, KernelError> {
+impl BuildKernel for BinaryGpu {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let op = binary_fn(ctx.op())
+            .ok_or_else(|| KernelError::internal(format!("{} is not a binary op", ctx.op())))?;
+        let dtype = if op == BinaryFn::LogicalAnd {
+            DataType::DtBool
+        } else {
+            ctx.attr("T")?
+        };
+        let incompatible_is_false = if op == BinaryFn::Equal {
+            !ctx.attr::<bool>("incompatible_shape_error")?
+        } else {
+            false
+        };
         let source = binary_source(op, dtype)?;
-        let dev = GpuDevice::get()?;
-        let function = |entry: &str| dev.function(&source, entry);
+        let gpu = ctx.gpu()?;
+        let function = |entry: &str| gpu.function(&source, entry);
         Ok(Self {
             op,
             dtype,
@@ -91,35 +132,30 @@ impl BinaryKernel {
             scalar_y: function(binary_entry::SCALAR_Y)?,
             bcast32: function(binary_entry::BCAST32)?,
             bcast64: function(binary_entry::BCAST64)?,
-            incompatible_is_false: false,
-            dev,
+            incompatible_is_false,
         })
     }
+}
 
-    /// Makes incompatible shapes give a scalar `false` (`Equal` with
-    /// `incompatible_shape_error = false`, as TF's `BinaryOpShared`).
-    pub fn with_incompatible_is_false(mut self, yes: bool) -> Self {
-        self.incompatible_is_false = yes;
-        self
-    }
-
+impl BinaryGpu {
     fn launch_error(&self, e: impl std::fmt::Display) -> KernelError {
         gpu_error(&format!("launching {}", self.op.op_name()), e)
     }
+}
 
-    /// `z = op(x, y)` with broadcasting.
-    pub fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+impl OpKernel for BinaryGpu {
+    /// `z = op(x, y)` with broadcasting; an input with the output's shape
+    /// and dtype is updated in place when it can be forwarded.
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        ctx.gpu_input(0, self.dtype)?;
+        ctx.gpu_input(1, self.dtype)?;
         let (plan, path) = {
             let (x, y) = (ctx.input(0)?, ctx.input(1)?);
-            input_address(&self.dev, x, 0, self.dtype)?;
-            input_address(&self.dev, y, 1, self.dtype)?;
             let plan = match BroadcastPlan::new([x.dims(), y.dims()]) {
                 Ok(plan) => plan,
                 Err(BroadcastError::Incompatible) if self.incompatible_is_false => {
-                    let out = self.dev.alloc_zeroed(1)?;
-                    let out = self
-                        .dev
-                        .tensor(DataType::DtBool, TensorShape::scalar(), out)?;
+                    let gpu = ctx.gpu()?;
+                    let out = gpu.zeros(DataType::DtBool, TensorShape::scalar())?;
                     return ctx.set_output(0, out);
                 }
                 // TF's message ("Incompatible shapes: ...") or the overflow.
@@ -138,33 +174,17 @@ impl BinaryKernel {
             (plan, path)
         };
         let n = plan.out_len();
-        let shape = plan.out_shape().clone();
+        let candidates: Vec<usize> = (0..2).filter(|&i| plan.is_identity(i)).collect();
+        let forwarded =
+            ctx.forward_input_or_allocate_output(&candidates, 0, plan.out_shape().clone())?;
         if n == 0 {
-            let out = empty_output(&self.dev, ctx, self.out_dtype, shape)?;
-            return ctx.set_output(0, out);
+            return Ok(());
         }
-
-        // Forward an input with the output's shape and dtype, else allocate.
-        let mut new = None;
-        let (x, y, z) = if plan.is_identity(0) && ctx.forward_input_with_shape(0, 0, &shape)? {
-            let y = input_address(&self.dev, ctx.input(1)?, 1, self.dtype)?;
-            let z = forwarded_address(ctx, 0)?;
-            (z, y, z)
-        } else if plan.is_identity(1) && ctx.forward_input_with_shape(1, 0, &shape)? {
-            let x = input_address(&self.dev, ctx.input(0)?, 0, self.dtype)?;
-            let z = forwarded_address(ctx, 0)?;
-            (x, z, z)
-        } else {
-            let x = input_address(&self.dev, ctx.input(0)?, 0, self.dtype)?;
-            let y = input_address(&self.dev, ctx.input(1)?, 1, self.dtype)?;
-            // SAFETY: one of the kernels launched below writes all n elements.
-            let (out, z) = unsafe { new_output(&self.dev, self.out_dtype, n)? };
-            new = Some(out);
-            (x, y, z)
-        };
-
+        let z = ctx.gpu_output(0)?;
+        let x = ctx.gpu_operand(0, self.dtype, forwarded, z)?;
+        let y = ctx.gpu_operand(1, self.dtype, forwarded, z)?;
         let len = n as i64;
-        let stream = self.dev.stream();
+        let stream = ctx.gpu()?.stream();
         match &path {
             Path::Same | Path::ScalarX | Path::ScalarY => {
                 let func = match path {
@@ -207,117 +227,6 @@ impl BinaryKernel {
                 unsafe { launch.launch(grid_for(n)) }.map_err(|e| self.launch_error(e))?;
             }
         }
-        if let Some(out) = new {
-            let out = self.dev.tensor(self.out_dtype, shape, out)?;
-            ctx.set_output(0, out)?;
-        }
         Ok(())
-    }
-}
-
-macro_rules! binary_kernels {
-    ($($(#[$doc:meta])* $name:ident: $op:ident => $f:ident, [$($t:ident),*];)*) => {$(
-        $(#[$doc])*
-        #[kernel(op = $op, device = GPU, T = [$($t),*])]
-        #[derive(Debug)]
-        pub struct $name<T> {
-            inner: BinaryKernel,
-            _t: PhantomData<fn() -> T>,
-        }
-
-        impl<T: TensorElement> BuildKernel for $name<T> {
-            fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-                Ok(Self {
-                    inner: BinaryKernel::new(BinaryFn::$f, T::DTYPE)?,
-                    _t: PhantomData,
-                })
-            }
-        }
-
-        impl<T: TensorElement> OpKernel for $name<T> {
-            fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-                self.inner.compute(ctx)
-            }
-        }
-    )*};
-}
-
-binary_kernels! {
-    /// `AddV2` on the GPU: `x + y` (wrapping for integers).
-    AddV2Gpu: AddV2 => AddV2, [half, bfloat16, float, double, int32, int64];
-    /// `Sub` on the GPU: `x - y` (wrapping for integers).
-    SubGpu: Sub => Sub, [half, bfloat16, float, double, int32, int64];
-    /// `Mul` on the GPU: `x * y` (wrapping for integers).
-    MulGpu: Mul => Mul, [half, bfloat16, float, double, int32, int64];
-    /// `RealDiv` on the GPU: `x / y` (IEEE).
-    RealDivGpu: RealDiv => RealDiv, [half, bfloat16, float, double];
-    /// `FloorDiv` on the GPU: `floor(x / y)`; an integer zero divisor gives
-    /// -1.
-    FloorDivGpu: FloorDiv => FloorDiv, [half, bfloat16, float, double, int32, int64];
-    /// `FloorMod` on the GPU: the remainder with the sign of `y`; an integer
-    /// zero divisor gives `x`.
-    FloorModGpu: FloorMod => FloorMod, [half, bfloat16, float, double, int32, int64];
-    /// `Maximum` on the GPU (NaN propagates).
-    MaximumGpu: Maximum => Maximum, [half, bfloat16, float, double, int32, int64];
-    /// `Minimum` on the GPU (NaN propagates).
-    MinimumGpu: Minimum => Minimum, [half, bfloat16, float, double, int32, int64];
-    /// `Pow` on the GPU; an integer negative exponent gives `trunc(1 / x^-y)`.
-    PowGpu: Pow => Pow, [half, bfloat16, float, double, int32, int64];
-    /// `SquaredDifference` on the GPU: `(x - y)^2`.
-    SquaredDifferenceGpu: SquaredDifference => SquaredDifference,
-        [half, bfloat16, float, double, int32, int64];
-    /// `Greater` on the GPU: `x > y` (false when either is NaN).
-    GreaterGpu: Greater => Greater,
-        [half, bfloat16, float, double, int8, int16, int32, int64, uint8];
-}
-
-/// `Equal` on the GPU: `x == y` (IEEE, so `NaN != NaN`), with its
-/// `incompatible_shape_error` attr.
-#[kernel(
-    op = Equal,
-    device = GPU,
-    T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool]
-)]
-#[derive(Debug)]
-pub struct EqualGpu<T> {
-    inner: BinaryKernel,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: TensorElement> BuildKernel for EqualGpu<T> {
-    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let incompatible_shape_error: bool = ctx.attr("incompatible_shape_error")?;
-        Ok(Self {
-            inner: BinaryKernel::new(BinaryFn::Equal, T::DTYPE)?
-                .with_incompatible_is_false(!incompatible_shape_error),
-            _t: PhantomData,
-        })
-    }
-}
-
-impl<T: TensorElement> OpKernel for EqualGpu<T> {
-    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        self.inner.compute(ctx)
-    }
-}
-
-/// `LogicalAnd` on the GPU: `x && y`.
-#[kernel(op = LogicalAnd, device = GPU)]
-#[derive(Debug)]
-pub struct LogicalAndGpu {
-    inner: BinaryKernel,
-}
-
-impl BuildKernel for LogicalAndGpu {
-    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        Ok(Self {
-            inner: BinaryKernel::new(BinaryFn::LogicalAnd, DataType::DtBool)?,
-        })
-    }
-}
-
-impl OpKernel for LogicalAndGpu {
-    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        self.inner.compute(ctx)
     }
 }

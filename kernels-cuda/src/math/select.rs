@@ -10,24 +10,23 @@
 //! place when it can be forwarded. Shape errors have the CPU kernels' (TF's)
 //! messages.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::index::shape_of;
 use opreg_op_logic::select::{SelectV1, broadcast_error, v1_mode, v1_mode_of};
 use opreg_standard_ops::{Select, SelectV2};
 use registry_core::kernel;
 use registry_core::kernel::{
-    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+    BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
+    OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::{Tensor, TensorElement};
+use registry_core::tensor::Tensor;
 
 use super::broadcast::{BroadcastPlan, GpuBroadcast};
-use super::io::{empty_output, flat_launch, forwarded_address, input_address, new_output};
+use super::io::flat_launch;
 use super::source::{select_entry, select_source, vector_width};
-use opreg_cuda::{GpuDevice, gpu_error, grid_for};
+use crate::sources_of_type;
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
 
 /// The condition, `t` and `e` shapes to broadcast, after `Select`'s v1
 /// checks ([`v1_mode`], TF's messages). A row condition becomes
@@ -57,9 +56,26 @@ fn v1_cond_dims(mode: SelectV1, cond: &[usize], t: &[usize]) -> Vec<usize> {
     }
 }
 
-/// `Select`/`SelectV2` on one dtype, compiled for the GPU.
-pub struct SelectKernel {
-    dev: Arc<GpuDevice>,
+/// The sources a registration of [`SelectGpu`] compiles.
+pub fn select_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    sources_of_type(reg, "T", select_source)
+}
+
+/// `Select` (TF's v1 condition rules) and `SelectV2` (condition, `t` and
+/// `e` broadcast together) on the GPU.
+#[kernel(
+    op = Select,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32, int64, bool],
+    sources = select_sources
+)]
+#[kernel(
+    op = SelectV2,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32, int64, bool],
+    sources = select_sources
+)]
+pub struct SelectGpu {
     dtype: DataType,
     v2: bool,
     same: CudaFunction,
@@ -67,37 +83,38 @@ pub struct SelectKernel {
     bcast64: CudaFunction,
 }
 
-impl std::fmt::Debug for SelectKernel {
+impl std::fmt::Debug for SelectGpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SelectKernel")
+        f.debug_struct("SelectGpu")
             .field("dtype", &self.dtype)
             .field("v2", &self.v2)
             .finish()
     }
 }
 
-impl SelectKernel {
-    /// Compiles (or finds cached) the select kernels for `dtype`; `v2`:
-    /// `SelectV2`'s broadcasting rules, else `Select`'s.
-    pub fn new(dtype: DataType, v2: bool) -> Result<Self, KernelError> {
+impl BuildKernel for SelectGpu {
+    /// Compiles (or finds cached) the select kernels for `T`.
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let dtype = ctx.attr("T")?;
         let source = select_source(dtype)?;
-        let dev = GpuDevice::get()?;
-        let function = |entry: &str| dev.function(&source, entry);
+        let gpu = ctx.gpu()?;
+        let function = |entry: &str| gpu.function(&source, entry);
         Ok(Self {
             dtype,
-            v2,
+            v2: ctx.op() == "SelectV2",
             same: function(select_entry::SAME)?,
             bcast32: function(select_entry::BCAST32)?,
             bcast64: function(select_entry::BCAST64)?,
-            dev,
         })
     }
+}
 
+impl SelectGpu {
     fn plan(&self, ctx: &OpKernelContext<'_>) -> Result<BroadcastPlan<3>, KernelError> {
+        ctx.gpu_input(0, DataType::DtBool)?;
+        ctx.gpu_input(1, self.dtype)?;
+        ctx.gpu_input(2, self.dtype)?;
         let (cond, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
-        input_address(&self.dev, cond, 0, DataType::DtBool)?;
-        input_address(&self.dev, t, 1, self.dtype)?;
-        input_address(&self.dev, e, 2, self.dtype)?;
         let error = |err| broadcast_error(err, cond.shape(), t.shape(), e.shape());
         if self.v2 {
             BroadcastPlan::new([cond.dims(), t.dims(), e.dims()]).map_err(error)
@@ -106,12 +123,14 @@ impl SelectKernel {
             BroadcastPlan::new([&c, t.dims(), e.dims()]).map_err(error)
         }
     }
+}
 
-    /// `out = cond ? t : e`, broadcasting as the op does.
-    pub fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+impl OpKernel for SelectGpu {
+    /// `out = cond ? t : e`, broadcasting as the op does; a `t` or `e` of
+    /// the output's shape is updated in place when it can be forwarded.
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let plan = self.plan(ctx)?;
         let n = plan.out_len();
-        let shape = plan.out_shape().clone();
         let bcast = if plan.all_identity() {
             None
         } else {
@@ -121,35 +140,18 @@ impl SelectKernel {
             };
             Some(plan.shape_args(&what)?)
         };
+        let candidates: Vec<usize> = (1..3).filter(|&i| plan.is_identity(i)).collect();
+        let forwarded =
+            ctx.forward_input_or_allocate_output(&candidates, 0, plan.out_shape().clone())?;
         if n == 0 {
-            let out = empty_output(&self.dev, ctx, self.dtype, shape)?;
-            return ctx.set_output(0, out);
+            return Ok(());
         }
-        let address = |ctx: &OpKernelContext<'_>, i: usize, dtype: DataType| {
-            input_address(&self.dev, ctx.input(i)?, i, dtype)
-        };
-        let mut new = None;
-        let (c, t, e, out) = if plan.is_identity(1) && ctx.forward_input_with_shape(1, 0, &shape)? {
-            let c = address(ctx, 0, DataType::DtBool)?;
-            let e = address(ctx, 2, self.dtype)?;
-            let out = forwarded_address(ctx, 0)?;
-            (c, out, e, out)
-        } else if plan.is_identity(2) && ctx.forward_input_with_shape(2, 0, &shape)? {
-            let c = address(ctx, 0, DataType::DtBool)?;
-            let t = address(ctx, 1, self.dtype)?;
-            let out = forwarded_address(ctx, 0)?;
-            (c, t, out, out)
-        } else {
-            let c = address(ctx, 0, DataType::DtBool)?;
-            let t = address(ctx, 1, self.dtype)?;
-            let e = address(ctx, 2, self.dtype)?;
-            // SAFETY: one of the kernels launched below writes all n elements.
-            let (buffer, out) = unsafe { new_output(&self.dev, self.dtype, n)? };
-            new = Some(buffer);
-            (c, t, e, out)
-        };
+        let out = ctx.gpu_output(0)?;
+        let c = ctx.gpu_input(0, DataType::DtBool)?;
+        let t = ctx.gpu_operand(1, self.dtype, forwarded, out)?;
+        let e = ctx.gpu_operand(2, self.dtype, forwarded, out)?;
         let len = n as i64;
-        let stream = self.dev.stream();
+        let stream = ctx.gpu()?.stream();
         let launched = match bcast {
             None => {
                 let mut launch = stream.launch_builder(&self.same);
@@ -196,65 +198,7 @@ impl SelectKernel {
                 err,
             )
         })?;
-        if let Some(buffer) = new {
-            let out = self.dev.tensor(self.dtype, shape, buffer)?;
-            ctx.set_output(0, out)?;
-        }
         Ok(())
-    }
-}
-
-/// `Select` on the GPU (TF's v1 condition rules).
-#[kernel(
-    op = Select,
-    device = GPU,
-    T = [half, bfloat16, float, double, int32, int64, bool]
-)]
-#[derive(Debug)]
-pub struct SelectGpu<T> {
-    inner: SelectKernel,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: TensorElement> BuildKernel for SelectGpu<T> {
-    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        Ok(Self {
-            inner: SelectKernel::new(T::DTYPE, false)?,
-            _t: PhantomData,
-        })
-    }
-}
-
-impl<T: TensorElement> OpKernel for SelectGpu<T> {
-    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        self.inner.compute(ctx)
-    }
-}
-
-/// `SelectV2` on the GPU (condition, `t` and `e` broadcast together).
-#[kernel(
-    op = SelectV2,
-    device = GPU,
-    T = [half, bfloat16, float, double, int32, int64, bool]
-)]
-#[derive(Debug)]
-pub struct SelectV2Gpu<T> {
-    inner: SelectKernel,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: TensorElement> BuildKernel for SelectV2Gpu<T> {
-    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        Ok(Self {
-            inner: SelectKernel::new(T::DTYPE, true)?,
-            _t: PhantomData,
-        })
-    }
-}
-
-impl<T: TensorElement> OpKernel for SelectV2Gpu<T> {
-    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        self.inner.compute(ctx)
     }
 }
 

@@ -37,7 +37,8 @@
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
 
-use opreg_cuda::{KernelSource, cuda_type};
+use opreg_cuda::cuda_type;
+use registry_core::kernel::KernelSource;
 
 /// Device code every element-wise source shares (after the GPU prelude):
 /// aligned packs, wrapping integer arithmetic, integer floor division,
@@ -195,91 +196,6 @@ __device__ __forceinline__ double zero_low_bits(double v, int bits) {
 }
 "#;
 
-/// The element-wise unary functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnaryFn {
-    /// `|x|` (wrapping for integers: `abs(MIN) = MIN`).
-    Abs,
-    /// `-x` (wrapping for integers).
-    Neg,
-    /// `e^x`.
-    Exp,
-    /// Natural logarithm.
-    Log,
-    /// The largest integer not greater than `x`.
-    Floor,
-    /// `1 / sqrt(x)`.
-    Rsqrt,
-    /// Square root.
-    Sqrt,
-    /// `x * x` (wrapping for integers).
-    Square,
-    /// `1 / (1 + e^-x)`.
-    Sigmoid,
-    /// Hyperbolic tangent.
-    Tanh,
-}
-
-impl UnaryFn {
-    /// Every unary function.
-    pub const ALL: [UnaryFn; 10] = [
-        Self::Abs,
-        Self::Neg,
-        Self::Exp,
-        Self::Log,
-        Self::Floor,
-        Self::Rsqrt,
-        Self::Sqrt,
-        Self::Square,
-        Self::Sigmoid,
-        Self::Tanh,
-    ];
-
-    /// The op's name.
-    pub fn op_name(self) -> &'static str {
-        match self {
-            Self::Abs => "Abs",
-            Self::Neg => "Neg",
-            Self::Exp => "Exp",
-            Self::Log => "Log",
-            Self::Floor => "Floor",
-            Self::Rsqrt => "Rsqrt",
-            Self::Sqrt => "Sqrt",
-            Self::Square => "Square",
-            Self::Sigmoid => "Sigmoid",
-            Self::Tanh => "Tanh",
-        }
-    }
-
-    /// The function of `x` (a value of the compute type), or `None` when
-    /// the GPU kernels do not compute it for this kind of element.
-    fn expr(self, kind: Kind) -> Option<String> {
-        use Kind::*;
-        let f = |name: &str| match kind {
-            Float => Some(format!("{name}f(x)")),
-            Double => Some(format!("{name}(x)")),
-            _ => None,
-        };
-        match (self, kind) {
-            (Self::Abs, Float) => Some("fabsf(x)".into()),
-            (Self::Abs, Double) => Some("fabs(x)".into()),
-            (Self::Abs, Signed) => Some("wrap_abs(x)".into()),
-            (Self::Neg, Float | Double) => Some("-x".into()),
-            (Self::Neg, Signed) => Some("wrap_neg(x)".into()),
-            (Self::Square, Float | Double) => Some("x * x".into()),
-            (Self::Square, Signed | Unsigned) => Some("wrap_mul(x, x)".into()),
-            (Self::Exp, _) => f("exp"),
-            (Self::Log, _) => f("log"),
-            (Self::Floor, _) => f("floor"),
-            (Self::Rsqrt, _) => f("rsqrt"),
-            (Self::Sqrt, _) => f("sqrt"),
-            (Self::Tanh, _) => f("tanh"),
-            (Self::Sigmoid, Float | Double) => Some("sigmoid_of<T>(x)".into()),
-            _ => None,
-        }
-    }
-}
-
 /// The element-wise binary functions (with TF's broadcasting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryFn {
@@ -389,9 +305,10 @@ impl BinaryFn {
     }
 }
 
-/// How an element type computes.
+/// How an element type computes (the kinds of the unary table's GPU
+/// expressions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     /// In `float`: `half`, `bfloat16`, `float`.
     Float,
     /// In `double`.
@@ -404,7 +321,9 @@ enum Kind {
     Bool,
 }
 
-fn kind(dtype: DataType) -> Option<Kind> {
+/// The kind of `dtype`'s elements, or `None` for dtypes the GPU kernels do
+/// not handle.
+pub fn kind(dtype: DataType) -> Option<Kind> {
     use DataType::*;
     Some(match dtype {
         DtHalf | DtBfloat16 | DtFloat => Kind::Float,
@@ -453,13 +372,13 @@ fn c_type(what: &str, dtype: DataType) -> Result<&'static str, KernelError> {
     }
 }
 
-/// The source of unary `op` on `dtype`: entry `unary(const T* x, T* y,
-/// index_t n)` (`x` may equal `y`).
-pub fn unary_source(op: UnaryFn, dtype: DataType) -> Result<KernelSource, KernelError> {
-    let name = op.op_name();
+/// The source of the unary table's `op` on `dtype`: entry `unary(const T*
+/// x, T* y, index_t n)` (`x` may equal `y`).
+pub fn unary_source(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
+    let name = op;
     let t = c_type(name, dtype)?;
     let expr = kind(dtype)
-        .and_then(|k| op.expr(k))
+        .and_then(|k| super::unary::unary_expression(op, k))
         .ok_or_else(|| unsupported(name, dtype))?;
     let code = format!(
         r#"{COMMON}
@@ -885,7 +804,7 @@ mod tests {
 
     #[test]
     fn keys_name_family_op_and_types() {
-        let s = unary_source(UnaryFn::Abs, DataType::DtFloat).unwrap();
+        let s = unary_source("Abs", DataType::DtFloat).unwrap();
         assert_eq!(s.key(), "unary/Abs/float");
         let s = binary_source(BinaryFn::Equal, DataType::DtHalf).unwrap();
         assert_eq!(s.key(), "binary/Equal/half");
@@ -911,8 +830,8 @@ mod tests {
 
     #[test]
     fn unsupported_combinations_are_errors() {
-        assert!(unary_source(UnaryFn::Exp, DataType::DtInt32).is_err());
-        assert!(unary_source(UnaryFn::Abs, DataType::DtUint8).is_err());
+        assert!(unary_source("Exp", DataType::DtInt32).is_err());
+        assert!(unary_source("Abs", DataType::DtUint8).is_err());
         assert!(binary_source(BinaryFn::RealDiv, DataType::DtInt64).is_err());
         assert!(binary_source(BinaryFn::LogicalAnd, DataType::DtFloat).is_err());
         assert!(binary_source(BinaryFn::AddV2, DataType::DtComplex64).is_err());

@@ -3,10 +3,7 @@
 //! normalisation, with the CPU kernel's attrs, shape checks
 //! ([`BatchNormAttrs`]) and outputs.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::batch_norm::{BatchNormAttrs, Blocks, bessel_adjust};
 use opreg_standard_ops::FusedBatchNormV3;
 use registry_core::kernel;
@@ -14,11 +11,11 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::{Tensor, TensorElement, TensorShape};
+use registry_core::tensor::{Tensor, TensorShape};
 
 use super::softmax::row_blocks;
-use super::sources;
-use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
+use super::sources::{self, nn_sources};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
 
 /// `FusedBatchNormV3` on the GPU, `T` in {float, half, bfloat16} with
 /// `U = float`; 4-D or 5-D `x` in any of the op's data formats. Outputs as
@@ -32,79 +29,75 @@ use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
 ///   `exponential_avg_factor != 1`); `reserve_space_1`/`_2` hold the batch
 ///   mean and biased variance;
 /// - `reserve_space_3` is a scalar 0; an empty `x` gives NaN moments.
-#[kernel(op = FusedBatchNormV3, device = GPU, T = [float, half, bfloat16], U = [float])]
-pub struct FusedBatchNormV3Gpu<T> {
-    dev: Arc<GpuDevice>,
+#[kernel(
+    op = FusedBatchNormV3,
+    device = GPU,
+    T = [float, half, bfloat16],
+    U = [float],
+    sources = nn_sources
+)]
+#[derive(Debug)]
+pub struct FusedBatchNormV3Gpu {
     moments: CudaFunction,
     normalize: CudaFunction,
+    dtype: DataType,
     attrs: BatchNormAttrs,
-    _t: PhantomData<fn() -> T>,
 }
 
-impl<T: TensorElement> BuildKernel for FusedBatchNormV3Gpu<T> {
+impl BuildKernel for FusedBatchNormV3Gpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let attrs = BatchNormAttrs::from_attrs(ctx)?;
-        let dev = GpuDevice::get()?;
-        let source = sources::batch_norm(T::DTYPE)?;
-        let moments = dev.function(&source, "bn_moments")?;
-        let normalize = dev.function(&source, "bn_normalize")?;
+        let attrs = BatchNormAttrs::from_attrs(ctx.attrs())?;
+        let dtype = ctx.attr("T")?;
+        let source = sources::batch_norm(dtype)?;
+        let gpu = ctx.gpu()?;
         Ok(Self {
-            dev,
-            moments,
-            normalize,
+            moments: gpu.function(&source, "bn_moments")?,
+            normalize: gpu.function(&source, "bn_normalize")?,
+            dtype,
             attrs,
-            _t: PhantomData,
         })
     }
 }
 
-impl<T: TensorElement> FusedBatchNormV3Gpu<T> {
-    /// `channels` f32 values, not initialised.
-    ///
-    /// # Safety
-    /// As [`GpuDevice::alloc_uninit`]: a kernel must write all of them.
-    unsafe fn floats(&self, channels: usize) -> Result<CudaSlice<u8>, KernelError> {
-        // SAFETY: forwarded to the caller.
-        unsafe { self.dev.alloc_uninit(channels * 4) }
-    }
+/// The device addresses of the five inputs.
+struct Inputs {
+    x: u64,
+    scale: u64,
+    offset: u64,
+    mean: u64,
+    variance: u64,
+}
 
-    /// A `[channels]` f32 tensor over `bytes`.
-    fn moments_tensor(
-        &self,
-        shape: &TensorShape,
-        bytes: CudaSlice<u8>,
-    ) -> Result<Tensor, KernelError> {
-        self.dev.tensor(DataType::DtFloat, shape.clone(), bytes)
-    }
-
-    /// Runs the normalisation of `x` into a new `T` buffer.
-    #[allow(clippy::too_many_arguments)]
+impl FusedBatchNormV3Gpu {
+    /// Allocates output 0 (`y`, of `x`'s shape) and normalises `x` into it
+    /// with the per-channel `mean` and `var` (device addresses of
+    /// `channels` floats).
     fn normalize(
         &self,
-        x: &CudaSlice<u8>,
-        n: usize,
+        ctx: &mut OpKernelContext<'_>,
+        inputs: &Inputs,
         blocks: Blocks,
-        mean: &CudaSlice<u8>,
-        var: &CudaSlice<u8>,
-        scale: &CudaSlice<u8>,
-        offset: &CudaSlice<u8>,
-    ) -> Result<CudaSlice<u8>, KernelError> {
-        // SAFETY: the kernel writes all n elements before anything reads
-        // them (the caller only calls this for n > 0).
-        let mut y = unsafe { self.dev.alloc_uninit(x.len())? };
+        mean: u64,
+        var: u64,
+    ) -> Result<(), KernelError> {
+        let shape = ctx.input(0)?.shape().clone();
+        let n = shape.num_elements();
+        // The kernel writes all n elements.
+        ctx.allocate_output(0, shape)?;
+        let y = ctx.gpu_output(0)?;
         let (count, channels, inner) = (n as i64, blocks.channels as i64, blocks.inner as i64);
         let epsilon = self.attrs.epsilon;
-        let mut launch = self.dev.stream().launch_builder(&self.normalize);
+        let mut launch = ctx.gpu()?.stream().launch_builder(&self.normalize);
         launch
-            .arg(x)
-            .arg(&mut y)
+            .arg(&inputs.x)
+            .arg(&y)
             .arg(&count)
             .arg(&channels)
             .arg(&inner)
-            .arg(mean)
-            .arg(var)
-            .arg(scale)
-            .arg(offset)
+            .arg(&mean)
+            .arg(&var)
+            .arg(&inputs.scale)
+            .arg(&inputs.offset)
             .arg(&epsilon);
         // SAFETY: `bn_normalize(const T*, T*, index_t, index_t, index_t,
         // const float* x4, float)` matches these args; x and y hold n = outer
@@ -112,106 +105,85 @@ impl<T: TensorElement> FusedBatchNormV3Gpu<T> {
         // floats each (checked against x's channel count).
         unsafe { launch.launch(grid_for(n)) }
             .map_err(|e| gpu_error("launching FusedBatchNormV3", e))?;
-        Ok(y)
+        Ok(())
     }
 }
 
-impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
+impl OpKernel for FusedBatchNormV3Gpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let inputs: Vec<Tensor> = (0..5)
-            .map(|i| ctx.input(i).cloned())
-            .collect::<Result<_, _>>()?;
-        let [x, scale, offset, mean, variance] = &inputs[..] else {
-            return Err(KernelError::internal("FusedBatchNormV3 has 5 inputs"));
-        };
         let blocks = self.attrs.check_inputs(ctx)?;
-        let [x_bytes, scale_bytes, offset_bytes, mean_bytes, var_bytes] = [
-            gpu_bytes(x, 0)?,
-            gpu_bytes(scale, 1)?,
-            gpu_bytes(offset, 2)?,
-            gpu_bytes(mean, 3)?,
-            gpu_bytes(variance, 4)?,
-        ];
+        let inputs = Inputs {
+            x: ctx.gpu_input(0, self.dtype)?,
+            scale: ctx.gpu_input(1, DataType::DtFloat)?,
+            offset: ctx.gpu_input(2, DataType::DtFloat)?,
+            mean: ctx.gpu_input(3, DataType::DtFloat)?,
+            variance: ctx.gpu_input(4, DataType::DtFloat)?,
+        };
         let c = blocks.channels;
-        let moments_shape = scale.shape().clone();
-        let n = x.num_elements();
-        let reserve_3 = self.dev.alloc_zeroed(4)?;
+        let moments_shape = ctx.input(1)?.shape().clone();
+        let n = ctx.input(0)?.num_elements();
+        let gpu = ctx.gpu()?;
         if n == 0 {
-            let nan: Vec<u8> = std::iter::repeat_n(f32::NAN.to_le_bytes(), c)
-                .flatten()
-                .collect();
-            for i in 1..3 {
-                let bytes = self.dev.upload_bytes(&nan)?;
-                ctx.set_output(i, self.moments_tensor(&moments_shape, bytes)?)?;
-            }
-            for i in 3..5 {
-                let bytes = self.dev.alloc_zeroed(c * 4)?;
-                ctx.set_output(i, self.moments_tensor(&moments_shape, bytes)?)?;
-            }
-            // SAFETY: an empty buffer has no bytes to write.
-            let y = unsafe { self.dev.alloc_uninit(0)? };
-            ctx.set_output(0, self.dev.tensor(T::DTYPE, x.shape().clone(), y)?)?;
-            return ctx.set_output(
-                5,
-                self.dev
-                    .tensor(DataType::DtFloat, TensorShape::scalar(), reserve_3)?,
+            let nan = Tensor::from_vec(moments_shape.clone(), vec![f32::NAN; c])?;
+            let nan = registry_core::device::Device::upload(gpu, &nan)?;
+            let shape = ctx.input(0)?.shape().clone();
+            let zeros = (
+                gpu.zeros(DataType::DtFloat, moments_shape.clone())?,
+                gpu.zeros(DataType::DtFloat, moments_shape.clone())?,
+                gpu.zeros(DataType::DtFloat, TensorShape::scalar())?,
             );
+            ctx.allocate_output(0, shape)?;
+            ctx.set_output(1, nan.clone())?;
+            ctx.set_output(2, nan)?;
+            ctx.set_output(3, zeros.0)?;
+            ctx.set_output(4, zeros.1)?;
+            return ctx.set_output(5, zeros.2);
         }
         if !self.attrs.is_training {
-            let y = self.normalize(
-                x_bytes,
-                n,
-                blocks,
-                mean_bytes,
-                var_bytes,
-                scale_bytes,
-                offset_bytes,
-            )?;
-            ctx.set_output(0, self.dev.tensor(T::DTYPE, x.shape().clone(), y)?)?;
-            // The inputs are immutable: the outputs may share their memory.
-            ctx.set_output(1, mean.clone())?;
-            ctx.set_output(2, variance.clone())?;
-            for i in 3..5 {
-                let bytes = self.dev.alloc_zeroed(c * 4)?;
-                ctx.set_output(i, self.moments_tensor(&moments_shape, bytes)?)?;
-            }
-            return ctx.set_output(
-                5,
-                self.dev
-                    .tensor(DataType::DtFloat, TensorShape::scalar(), reserve_3)?,
+            let reserves = (
+                gpu.zeros(DataType::DtFloat, moments_shape.clone())?,
+                gpu.zeros(DataType::DtFloat, moments_shape.clone())?,
+                gpu.zeros(DataType::DtFloat, TensorShape::scalar())?,
             );
+            self.normalize(ctx, &inputs, blocks, inputs.mean, inputs.variance)?;
+            // The inputs are immutable: the outputs may share their memory.
+            let (mean, variance) = (ctx.input(3)?.clone(), ctx.input(4)?.clone());
+            ctx.set_output(1, mean)?;
+            ctx.set_output(2, variance)?;
+            ctx.set_output(3, reserves.0)?;
+            ctx.set_output(4, reserves.1)?;
+            return ctx.set_output(5, reserves.2);
         }
-        // SAFETY: bn_moments writes element c of all four for every channel
-        // c < channels (each block's thread 0), before anything reads them.
-        let (mut batch_mean, mut batch_var, mut saved_mean, mut saved_var) = unsafe {
-            (
-                self.floats(c)?,
-                self.floats(c)?,
-                self.floats(c)?,
-                self.floats(c)?,
-            )
-        };
+        let reserve_3 = gpu.zeros(DataType::DtFloat, TensorShape::scalar())?;
+        // bn_moments writes element c of all four for every channel c <
+        // channels (each block's thread 0).
+        let mut moments = [0u64; 4];
+        for (i, address) in (1..5).zip(&mut moments) {
+            ctx.allocate_output(i, moments_shape.clone())?;
+            *address = ctx.gpu_output(i)?;
+        }
+        let [batch_mean, batch_var, saved_mean, saved_var] = moments;
         let rest = blocks.outer * blocks.inner;
         // n > 0 implies channels > 0 and rest > 0.
         let (outer, channels, inner) = (blocks.outer as i64, c as i64, blocks.inner as i64);
         let factor = self.attrs.exponential_avg_factor;
         let adjust = bessel_adjust(rest);
         let blend = i32::from(factor != 1.0);
-        let mut launch = self.dev.stream().launch_builder(&self.moments);
+        let mut launch = ctx.gpu()?.stream().launch_builder(&self.moments);
         launch
-            .arg(x_bytes)
+            .arg(&inputs.x)
             .arg(&outer)
             .arg(&channels)
             .arg(&inner)
-            .arg(mean_bytes)
-            .arg(var_bytes)
+            .arg(&inputs.mean)
+            .arg(&inputs.variance)
             .arg(&factor)
             .arg(&adjust)
             .arg(&blend)
-            .arg(&mut batch_mean)
-            .arg(&mut batch_var)
-            .arg(&mut saved_mean)
-            .arg(&mut saved_var);
+            .arg(&batch_mean)
+            .arg(&batch_var)
+            .arg(&saved_mean)
+            .arg(&saved_var);
         // SAFETY: `bn_moments(const T*, index_t x3, const float* x2, float,
         // float, int, float* x4)` matches these args; x holds outer *
         // channels * inner elements of T; the four outputs hold `channels`
@@ -219,28 +191,7 @@ impl<T: TensorElement> OpKernel for FusedBatchNormV3Gpu<T> {
         // hold `channels` floats (checked above).
         unsafe { launch.launch(row_blocks(c)) }
             .map_err(|e| gpu_error("launching FusedBatchNormV3", e))?;
-        let y = self.normalize(
-            x_bytes,
-            n,
-            blocks,
-            &saved_mean,
-            &saved_var,
-            scale_bytes,
-            offset_bytes,
-        )?;
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, x.shape().clone(), y)?)?;
-        for (i, bytes) in [
-            (1, batch_mean),
-            (2, batch_var),
-            (3, saved_mean),
-            (4, saved_var),
-        ] {
-            ctx.set_output(i, self.moments_tensor(&moments_shape, bytes)?)?;
-        }
-        ctx.set_output(
-            5,
-            self.dev
-                .tensor(DataType::DtFloat, TensorShape::scalar(), reserve_3)?,
-        )
+        self.normalize(ctx, &inputs, blocks, saved_mean, saved_var)?;
+        ctx.set_output(5, reserve_3)
     }
 }

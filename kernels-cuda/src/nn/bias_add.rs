@@ -1,8 +1,5 @@
 //! `BiasAdd` on the GPU: an NVRTC kernel adding the per-channel bias.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::window::DataFormat;
 use opreg_standard_ops::BiasAdd;
@@ -10,32 +7,39 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::{TensorElement, TensorShape};
+use registry_core::proto::DataType;
+use registry_core::tensor::TensorShape;
 
-use super::sources;
-use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+use super::sources::{self, nn_sources};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
 
 /// `BiasAdd` on the GPU (TF's GPU types: half, bfloat16, float, double,
 /// int32): `value + bias` along the channel dimension (the last for NHWC,
 /// dimension 1 for NCHW); integers wrap, half floats add in `float`.
-#[kernel(op = BiasAdd, device = GPU, T = [half, bfloat16, float, double, int32])]
-pub struct BiasAddGpu<T> {
-    dev: Arc<GpuDevice>,
+#[kernel(
+    op = BiasAdd,
+    device = GPU,
+    T = [half, bfloat16, float, double, int32],
+    sources = nn_sources
+)]
+#[derive(Debug)]
+pub struct BiasAddGpu {
     func: CudaFunction,
+    dtype: DataType,
     format: DataFormat,
-    _t: PhantomData<fn() -> T>,
 }
 
-impl<T: TensorElement> BuildKernel for BiasAddGpu<T> {
+impl BuildKernel for BiasAddGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let format = DataFormat::parse(&ctx.attr::<String>("data_format")?)?;
-        let dev = GpuDevice::get()?;
-        let func = dev.function(&sources::bias_add(T::DTYPE)?, "bias_add")?;
+        let format = DataFormat::parse(ctx.attr::<&str>("data_format")?)?;
+        let dtype = ctx.attr("T")?;
+        let func = ctx
+            .gpu()?
+            .function(&sources::bias_add(dtype)?, "bias_add")?;
         Ok(Self {
-            dev,
             func,
+            dtype,
             format,
-            _t: PhantomData,
         })
     }
 }
@@ -66,24 +70,24 @@ pub(crate) fn bias_layout(
     Ok((channels, dims[channel_dim + 1..].iter().product()))
 }
 
-impl<T: TensorElement> OpKernel for BiasAddGpu<T> {
+impl OpKernel for BiasAddGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let (value, value_bytes) = ctx.gpu_input(0)?;
-        let (bias, bias_bytes) = ctx.gpu_input(1)?;
-        let shape = value.shape().clone();
-        let (channels, inner) = bias_layout(&shape, bias.shape(), self.format)?;
-        let n = value.num_elements();
-        // SAFETY: the kernel writes all n elements before anything reads
-        // them; for n = 0 there is nothing to write.
-        let mut out = unsafe { self.dev.alloc_uninit(value_bytes.len())? };
+        let value = ctx.gpu_input(0, self.dtype)?;
+        let bias = ctx.gpu_input(1, self.dtype)?;
+        let shape = ctx.input(0)?.shape().clone();
+        let (channels, inner) = bias_layout(&shape, ctx.input(1)?.shape(), self.format)?;
+        let n = shape.num_elements();
+        // The kernel writes all n elements.
+        ctx.allocate_output(0, shape)?;
         if n > 0 {
+            let out = ctx.gpu_output(0)?;
             // n > 0 implies channels > 0 and inner > 0.
             let (count, channels, inner) = (n as i64, channels as i64, inner as i64);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
+            let mut launch = ctx.gpu()?.stream().launch_builder(&self.func);
             launch
-                .arg(value_bytes)
-                .arg(bias_bytes)
-                .arg(&mut out)
+                .arg(&value)
+                .arg(&bias)
+                .arg(&out)
                 .arg(&count)
                 .arg(&channels)
                 .arg(&inner);
@@ -93,7 +97,7 @@ impl<T: TensorElement> OpKernel for BiasAddGpu<T> {
             // channels` is below `channels`.
             unsafe { launch.launch(grid_for(n)) }.map_err(|e| gpu_error("launching BiasAdd", e))?;
         }
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+        Ok(())
     }
 }
 

@@ -10,10 +10,9 @@
 
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 
 use cudarc::cudnn::{ConvForward, CudnnDataType, CudnnError, sys as cudnn_sys};
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::conv::{Conv2DParams, ConvGeometry};
 use opreg_op_logic::window::{DataFormat, Window};
 use opreg_standard_ops::Conv2D;
@@ -21,10 +20,14 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::{TensorElement, TensorShape, f16};
+use registry_core::proto::DataType;
+use registry_core::tensor::{Tensor, TensorElement, TensorShape, f16};
 
-use super::sources;
-use opreg_cuda::{GpuDevice, GpuKernelIo, ShapeArg, gpu_error, grid_for};
+use super::sources::{self, nn_sources};
+use opreg_cuda::{
+    GpuContext, GpuDevice, ShapeArg, gpu_error, gpu_ptr, gpu_ptr_mut, gpu_slice, gpu_slice_mut,
+    grid_for,
+};
 
 /// cuDNN's `CUDNN_DATA_HALF` elements (IEEE half bits), with `float`
 /// scaling parameters.
@@ -169,10 +172,10 @@ fn c_int(value: i64, what: &str) -> Result<i32, KernelError> {
 
 /// `Conv2D` on the GPU through cuDNN (half, float, double), NHWC or NCHW,
 /// with strides, dilations, VALID/SAME/EXPLICIT padding and grouped
-/// convolution (input depth a multiple of the filter's).
-#[kernel(op = Conv2D, device = GPU, T = [half, float, double])]
+/// convolution (input depth a multiple of the filter's). Generic over the
+/// element type for cuDNN's typed descriptors ([`ConvElement`]).
+#[kernel(op = Conv2D, device = GPU, T = [half, float, double], sources = nn_sources)]
 pub struct Conv2DGpu<T> {
-    dev: Arc<GpuDevice>,
     permute: CudaFunction,
     pad: CudaFunction,
     params: Conv2DParams,
@@ -181,48 +184,53 @@ pub struct Conv2DGpu<T> {
 
 impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let params = Conv2DParams::from_attrs(ctx)?;
-        let dev = GpuDevice::get()?;
+        let params = Conv2DParams::from_attrs(ctx.attrs())?;
+        let gpu = ctx.gpu()?;
         let source = sources::conv_layout(T::DTYPE)?;
-        let permute = dev.function(&source, "permute")?;
-        let pad = dev.function(&source, "pad")?;
         Ok(Self {
-            dev,
-            permute,
-            pad,
+            permute: gpu.function(&source, "permute")?,
+            pad: gpu.function(&source, "pad")?,
             params,
             _t: PhantomData,
         })
     }
 }
 
+/// Dims as a tensor shape.
+fn shape_of(dims: [i64; 4]) -> Result<TensorShape, KernelError> {
+    let dims: Vec<usize> = dims
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| KernelError::internal("a negative Conv2D dim")))
+        .collect::<Result<_, _>>()?;
+    Ok(TensorShape::new(&dims)?)
+}
+
 impl<T: ConvElement> Conv2DGpu<T> {
-    /// `src` gathered into a new buffer: row-major over `dims`, element
-    /// `coord` read at `sum(coord[d] * strides[d])` of `src` (a transpose).
+    /// `src` gathered into a new temporary tensor of shape `dims`:
+    /// row-major over `dims`, element `coord` read at `sum(coord[d] *
+    /// strides[d])` of `src` (a transpose).
     fn permute(
         &self,
-        src: &CudaSlice<u8>,
+        ctx: &OpKernelContext<'_>,
+        src: &Tensor,
         dims: [i64; 4],
         strides: [i64; 4],
         what: &str,
-    ) -> Result<CudaSlice<u8>, KernelError> {
+    ) -> Result<Tensor, KernelError> {
         let n = dims.iter().product::<i64>();
         let rank4 = || KernelError::internal("rank 4 > MAX_RANK");
         let out_dims = ShapeArg::new(&dims).ok_or_else(rank4)?;
         let in_strides = ShapeArg::new(&strides).ok_or_else(rank4)?;
-        // SAFETY: the permute kernel writes all n elements before anything
-        // reads them.
-        let mut out = unsafe {
-            self.dev
-                .alloc_uninit(n as usize * std::mem::size_of::<T>())?
-        };
+        // The permute kernel writes all n elements.
+        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(dims)?)?;
         if n == 0 {
             return Ok(out);
         }
-        let mut launch = self.dev.stream().launch_builder(&self.permute);
+        let (x, y) = (gpu_ptr(src)?, gpu_ptr_mut(&mut out)?);
+        let mut launch = ctx.gpu()?.stream().launch_builder(&self.permute);
         launch
-            .arg(src)
-            .arg(&mut out)
+            .arg(&x)
+            .arg(&y)
             .arg(&n)
             .arg(&out_dims)
             .arg(&in_strides);
@@ -240,11 +248,12 @@ impl<T: ConvElement> Conv2DGpu<T> {
     /// its dims.
     fn padded_input(
         &self,
+        ctx: &OpKernelContext<'_>,
         f: DataFormat,
-        input: &CudaSlice<u8>,
+        input: &Tensor,
         in_dims: [usize; 4],
         pads: &CudnnPadding,
-    ) -> Result<(CudaSlice<u8>, [usize; 4]), KernelError> {
+    ) -> Result<(Tensor, [usize; 4]), KernelError> {
         let (h, w) = (f.index('H'), f.index('W'));
         let mut out_dims = in_dims;
         let mut before = [0i64; 4];
@@ -260,14 +269,14 @@ impl<T: ConvElement> Conv2DGpu<T> {
         let out_arg = ShapeArg::new(&as_i64(out_dims)).ok_or_else(rank4)?;
         let in_arg = ShapeArg::new(&as_i64(in_dims)).ok_or_else(rank4)?;
         let before_arg = ShapeArg::new(&before).ok_or_else(rank4)?;
-        // SAFETY: the pad kernel writes all n elements (input values or
-        // zeros) before anything reads them.
-        let mut out = unsafe { self.dev.alloc_uninit(n * std::mem::size_of::<T>())? };
+        // The pad kernel writes all n elements (input values or zeros).
+        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(as_i64(out_dims))?)?;
+        let (x, y) = (gpu_ptr(input)?, gpu_ptr_mut(&mut out)?);
         let count = n as i64;
-        let mut launch = self.dev.stream().launch_builder(&self.pad);
+        let mut launch = ctx.gpu()?.stream().launch_builder(&self.pad);
         launch
-            .arg(input)
-            .arg(&mut out)
+            .arg(&x)
+            .arg(&y)
             .arg(&count)
             .arg(&out_arg)
             .arg(&in_arg)
@@ -285,14 +294,15 @@ impl<T: ConvElement> Conv2DGpu<T> {
     #[allow(clippy::too_many_arguments)]
     fn convolve(
         &self,
+        ctx: &OpKernelContext<'_>,
         f: DataFormat,
         g: &ConvGeometry,
         groups: usize,
         pads: &CudnnPadding,
-        x: &CudaSlice<u8>,
+        x: &Tensor,
         x_dims: [usize; 4],
-        w: &CudaSlice<u8>,
-        y: &mut CudaSlice<u8>,
+        w: &Tensor,
+        y: &mut Tensor,
     ) -> Result<(), KernelError> {
         let int = |v: usize, what: &str| c_int(v as i64, what);
         let x_nchw = [
@@ -339,12 +349,12 @@ impl<T: ConvElement> Conv2DGpu<T> {
             DataFormat::Nhwc => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
             DataFormat::Nchw => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
         };
-        self.dev
-            .context()
+        let gpu: &GpuDevice = ctx.gpu()?;
+        gpu.context()
             .bind_to_thread()
             .map_err(|e| gpu_error("binding the CUDA context", e))?;
-        let dev = &self.dev;
-        dev.with_cudnn(|cudnn| {
+        let (x, w, y) = (gpu_slice(x)?, gpu_slice(w)?, gpu_slice_mut(y)?);
+        gpu.with_cudnn(|cudnn| {
             // cudarc's cuDNN wrappers assert and unwrap in places; a panic
             // there becomes this kernel's error.
             catch_unwind(AssertUnwindSafe(|| {
@@ -384,13 +394,13 @@ impl<T: ConvElement> Conv2DGpu<T> {
                 let workspace_bytes = op
                     .get_workspace_size(algo)
                     .map_err(cudnn_err("sizing Conv2D's cuDNN workspace"))?;
-                let mut workspace = if workspace_bytes > 0 {
-                    // SAFETY: the workspace is cuDNN's scratch space: it is
-                    // never read as tensor data nor copied to the host.
-                    Some(unsafe { dev.alloc_uninit(workspace_bytes)? })
+                // cuDNN's scratch space: never read as tensor data.
+                let mut scratch = if workspace_bytes > 0 {
+                    Some(ctx.allocate_temp(DataType::DtUint8, [workspace_bytes])?)
                 } else {
                     None
                 };
+                let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
                 let too_small =
                     || KernelError::internal("Conv2D: a GPU buffer is smaller than its shape");
                 // SAFETY: the buffers hold T elements (x and w of this
@@ -410,7 +420,7 @@ impl<T: ConvElement> Conv2DGpu<T> {
                 unsafe {
                     op.launch(
                         algo,
-                        workspace.as_mut(),
+                        workspace,
                         (T::ONE, T::ZERO),
                         &x_view,
                         &w_view,
@@ -426,15 +436,15 @@ impl<T: ConvElement> Conv2DGpu<T> {
 
 impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let (input, input_bytes) = ctx.gpu_input(0)?;
-        let (filter, filter_bytes) = ctx.gpu_input(1)?;
+        let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
+        gpu_ptr(input)?;
+        gpu_ptr(filter)?;
         let g = self.params.geometry(input.dims(), filter.dims())?;
         let out_shape = TensorShape::new(g.out_shape(self.params.format))?;
-        let out_bytes = out_shape.num_elements() * std::mem::size_of::<T>();
         if out_shape.num_elements() == 0 || input.num_elements() == 0 {
             // Nothing to compute, or only padding: zeros.
-            let out = self.dev.alloc_zeroed(out_bytes)?;
-            return ctx.set_output(0, self.dev.tensor(T::DTYPE, out_shape, out)?);
+            let out = ctx.gpu()?.zeros(T::DTYPE, out_shape)?;
+            return ctx.set_output(0, out);
         }
         let groups = self.params.check_launch(&g, filter.num_elements())?;
         let in_dims: [usize; 4] = input
@@ -450,36 +460,36 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
         // The input in the layout cuDNN computes in.
         let transposed = if compute != format {
             let (dims, strides) = nhwc_to_nchw(in_dims);
-            let bytes = self.permute(input_bytes, dims, strides, "input")?;
-            Some((bytes, dims.map(|d| d as usize)))
+            let t = self.permute(ctx, input, dims, strides, "input")?;
+            Some((t, dims.map(|d| d as usize)))
         } else {
             None
         };
         let (x, x_dims) = match &transposed {
-            Some((bytes, dims)) => (bytes, *dims),
-            None => (input_bytes, in_dims),
+            Some((t, dims)) => (t, *dims),
+            None => (input, in_dims),
         };
         let (w_dims, w_strides) = filter_permutation(compute, hwio);
-        let w = self.permute(filter_bytes, w_dims, w_strides, "filter")?;
+        let w = self.permute(ctx, filter, w_dims, w_strides, "filter")?;
         let pads = CudnnPadding::of(&g);
         let padded = if pads.needs_copy() {
-            Some(self.padded_input(compute, x, x_dims, &pads)?)
+            Some(self.padded_input(ctx, compute, x, x_dims, &pads)?)
         } else {
             None
         };
         let (x, x_dims) = match &padded {
-            Some((bytes, dims)) => (bytes, *dims),
+            Some((t, dims)) => (t, *dims),
             None => (x, x_dims),
         };
-        // SAFETY: cuDNN's forward convolution (beta = 0) writes every
-        // output element before anything reads them.
-        let mut out = unsafe { self.dev.alloc_uninit(out_bytes)? };
-        self.convolve(compute, &g, groups, &pads, x, x_dims, &w, &mut out)?;
+        // cuDNN's forward convolution (beta = 0) writes every element.
+        let y_dims = g.out_shape(compute).map(|d| d as i64);
+        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(y_dims)?)?;
+        self.convolve(ctx, compute, &g, groups, &pads, x, x_dims, &w, &mut out)?;
         if compute != format {
             let (dims, strides) = nchw_to_nhwc(g.out_shape(compute));
-            out = self.permute(&out, dims, strides, "output")?;
+            out = self.permute(ctx, &out, dims, strides, "output")?;
         }
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, out_shape, out)?)
+        ctx.set_output(0, out)
     }
 }
 

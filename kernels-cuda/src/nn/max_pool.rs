@@ -4,9 +4,6 @@
 //! TF's own GPU kernel (not cuDNN) runs NHWC max pooling; cuDNN starts
 //! windows from `-inf`, so this kernel keeps TF's answers for both formats.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
 use opreg_op_logic::pool::{Pool2DParams, PoolWindows};
 use opreg_op_logic::window::DataFormat;
@@ -15,10 +12,11 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::{TensorElement, TensorShape};
+use registry_core::proto::DataType;
+use registry_core::tensor::TensorShape;
 
-use super::sources;
-use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error, grid_for};
+use super::sources::{self, nn_sources};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
 
 /// The kernel's `struct pool_geometry` (see
 /// [`sources::max_pool`](super::sources::max_pool)), passed by value.
@@ -93,49 +91,54 @@ pub(crate) fn pool_geometry(
 /// `MaxPool` on the GPU (half, bfloat16, float, double): spatial windows
 /// (`ksize`/`strides` on H and W, VALID/SAME/EXPLICIT padding) in NHWC or
 /// NCHW. Depthwise pooling is CPU-only, as in TensorFlow.
-#[kernel(op = MaxPool, device = GPU, T = [half, bfloat16, float, double])]
-pub struct MaxPoolGpu<T> {
-    dev: Arc<GpuDevice>,
+#[kernel(
+    op = MaxPool,
+    device = GPU,
+    T = [half, bfloat16, float, double],
+    sources = nn_sources
+)]
+#[derive(Debug)]
+pub struct MaxPoolGpu {
     func: CudaFunction,
+    dtype: DataType,
     params: Pool2DParams,
-    _t: PhantomData<fn() -> T>,
 }
 
-impl<T: TensorElement> BuildKernel for MaxPoolGpu<T> {
+impl BuildKernel for MaxPoolGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let format = DataFormat::parse(&ctx.attr::<String>("data_format")?)?;
-        let params = Pool2DParams::from_attrs(ctx, format)?;
-        let dev = GpuDevice::get()?;
-        let func = dev.function(&sources::max_pool(T::DTYPE)?, "max_pool")?;
+        let format = DataFormat::parse(ctx.attr::<&str>("data_format")?)?;
+        let params = Pool2DParams::from_attrs(ctx.attrs(), format)?;
+        let dtype = ctx.attr("T")?;
+        let func = ctx
+            .gpu()?
+            .function(&sources::max_pool(dtype)?, "max_pool")?;
         Ok(Self {
-            dev,
             func,
+            dtype,
             params,
-            _t: PhantomData,
         })
     }
 }
 
-impl<T: TensorElement> OpKernel for MaxPoolGpu<T> {
+impl OpKernel for MaxPoolGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let (x, x_bytes) = ctx.gpu_input(0)?;
-        let (shape, geo) = pool_geometry(&self.params, x.dims())?;
+        let x = ctx.gpu_input(0, self.dtype)?;
+        let (shape, geo) = pool_geometry(&self.params, ctx.input(0)?.dims())?;
         let n = shape.num_elements();
-        let bytes = n * std::mem::size_of::<T>();
-        // SAFETY: the kernel writes all n output elements before anything
-        // reads them; for n = 0 there is nothing to write.
-        let mut out = unsafe { self.dev.alloc_uninit(bytes)? };
+        // The kernel writes all n output elements.
+        ctx.allocate_output(0, shape)?;
         if n > 0 {
+            let out = ctx.gpu_output(0)?;
             let count = n as i64;
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch.arg(x_bytes).arg(&mut out).arg(&count).arg(&geo);
+            let mut launch = ctx.gpu()?.stream().launch_builder(&self.func);
+            launch.arg(&x).arg(&out).arg(&count).arg(&geo);
             // SAFETY: `max_pool(const T*, T*, index_t, pool_geometry)`
             // matches these args; out holds n elements of T; every input
             // index the kernel forms is clipped to the input's dims, which
             // `geo` takes from the input tensor.
             unsafe { launch.launch(grid_for(n)) }.map_err(|e| gpu_error("launching MaxPool", e))?;
         }
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+        Ok(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! GPU kernels of the neural-network ops: Conv2D (cuDNN), and MaxPool,
-//! Softmax, Relu, BiasAdd and FusedBatchNormV3 (NVRTC kernels with the
-//! CPU kernels' and TensorFlow's semantics).
+//! Softmax, BiasAdd and FusedBatchNormV3 (NVRTC kernels with the CPU
+//! kernels' and TensorFlow's semantics). `Relu` is an entry of the unary
+//! table ([`crate::math::unary`]).
 //!
 //! Registered types (TF 2.21's GPU kernels, within what each op allows):
 //!
@@ -17,17 +18,11 @@ mod batch_norm;
 mod bias_add;
 mod conv2d;
 mod max_pool;
-mod relu;
 mod softmax;
 pub mod sources;
-
-/// Data formats, padding kinds and window sizes of Conv2D and MaxPool: the
-/// CPU kernels' host-side geometry, shared.
-pub use opreg_op_logic::window;
 
 pub use batch_norm::FusedBatchNormV3Gpu;
 pub use bias_add::BiasAddGpu;
 pub use conv2d::{Conv2DGpu, ConvElement, CudnnHalf};
 pub use max_pool::{MaxPoolGpu, PoolGeometryArg};
-pub use relu::ReluGpu;
 pub use softmax::SoftmaxGpu;

@@ -2,19 +2,16 @@
 //! block per row (as TF's own GPU kernel, not cuDNN, so the numerics are
 //! the CPU kernel's: `float` arithmetic for half types, NaN propagated).
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use opreg_standard_ops::Softmax;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::TensorElement;
+use registry_core::proto::DataType;
 
-use super::sources::{self, REDUCE_BLOCK};
-use opreg_cuda::{GpuDevice, GpuKernelIo, gpu_error};
+use super::sources::{self, REDUCE_BLOCK, nn_sources};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
 
 /// The most blocks a row-per-block launch uses (rows beyond are
 /// grid-strided).
@@ -32,57 +29,54 @@ pub(crate) fn row_blocks(rows: usize) -> LaunchConfig {
 
 /// `Softmax` on the GPU (half, bfloat16, float, double): for each row of
 /// the last dimension `exp(x - max(x)) * (1 / sum(exp(x - max(x))))`.
-#[kernel(op = Softmax, device = GPU, T = [half, bfloat16, float, double])]
-pub struct SoftmaxGpu<T> {
-    dev: Arc<GpuDevice>,
+#[kernel(
+    op = Softmax,
+    device = GPU,
+    T = [half, bfloat16, float, double],
+    sources = nn_sources
+)]
+#[derive(Debug)]
+pub struct SoftmaxGpu {
     func: CudaFunction,
-    _t: PhantomData<fn() -> T>,
+    dtype: DataType,
 }
 
-impl<T: TensorElement> BuildKernel for SoftmaxGpu<T> {
-    fn build(_ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let dev = GpuDevice::get()?;
-        let func = dev.function(&sources::softmax(T::DTYPE)?, "softmax")?;
-        Ok(Self {
-            dev,
-            func,
-            _t: PhantomData,
-        })
+impl BuildKernel for SoftmaxGpu {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let dtype = ctx.attr("T")?;
+        let func = ctx.gpu()?.function(&sources::softmax(dtype)?, "softmax")?;
+        Ok(Self { func, dtype })
     }
 }
 
-impl<T: TensorElement> OpKernel for SoftmaxGpu<T> {
+impl OpKernel for SoftmaxGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let (x, x_bytes) = ctx.gpu_input(0)?;
+        let x = ctx.gpu_input(0, self.dtype)?;
+        let shape = ctx.input(0)?.shape().clone();
         registry_core::kernel_ensure!(
-            x.shape().rank() >= 1,
+            shape.rank() >= 1,
             "logits must have >= 1 dimension, got {}",
-            x.shape()
+            shape
         );
-        let shape = x.shape().clone();
-        let classes = x.dims().last().copied().unwrap_or(0);
-        let n = x.num_elements();
-        // SAFETY: the kernel writes every element (each row is written by
-        // its block) before anything reads them; for n = 0 there is
-        // nothing to write.
-        let mut out = unsafe { self.dev.alloc_uninit(x_bytes.len())? };
+        let classes = shape.dims().last().copied().unwrap_or(0);
+        let n = shape.num_elements();
+        // The kernel writes every element (each row is written by its
+        // block).
+        ctx.allocate_output(0, shape)?;
         if n > 0 {
+            let out = ctx.gpu_output(0)?;
             // n > 0 implies classes > 0.
             let rows = n / classes;
             let (rows_arg, classes_arg) = (rows as i64, classes as i64);
-            let mut launch = self.dev.stream().launch_builder(&self.func);
-            launch
-                .arg(x_bytes)
-                .arg(&mut out)
-                .arg(&rows_arg)
-                .arg(&classes_arg);
+            let mut launch = ctx.gpu()?.stream().launch_builder(&self.func);
+            launch.arg(&x).arg(&out).arg(&rows_arg).arg(&classes_arg);
             // SAFETY: `softmax(const T*, T*, index_t, index_t)` matches these
             // args; both buffers hold rows * classes elements of T, and the
             // block size is the REDUCE_BLOCK the source assumes.
             unsafe { launch.launch(row_blocks(rows)) }
                 .map_err(|e| gpu_error("launching Softmax", e))?;
         }
-        ctx.set_output(0, self.dev.tensor(T::DTYPE, shape, out)?)
+        Ok(())
     }
 }
 

@@ -3,10 +3,11 @@
 //! `typedef <element> T; typedef compute_t<T>::type C;` and then the op's
 //! kernels, written once for every element type.
 
-use registry_core::kernel::KernelError;
+use registry_core::kernel::{KernelError, KernelRegistration};
 use registry_core::proto::DataType;
 
-use opreg_cuda::{KernelSource, cuda_type};
+use opreg_cuda::cuda_type;
+use registry_core::kernel::KernelSource;
 
 /// Threads per block of the kernels that reduce within a block (Softmax
 /// rows, batch-norm channels); the sources assume exactly this many.
@@ -29,30 +30,6 @@ fn is_float(dtype: DataType) -> bool {
         dtype,
         DataType::DtHalf | DataType::DtBfloat16 | DataType::DtFloat | DataType::DtDouble
     )
-}
-
-/// `Relu`: entry `relu(const T* x, T* y, index_t n)`.
-///
-/// `x < 0 ? 0 : x`, as Eigen's `cwiseMax(0)` which keeps `x` when the
-/// comparison fails: `Relu(NaN) = NaN`, `Relu(-0) = -0`.
-pub fn relu(dtype: DataType) -> Result<KernelSource, KernelError> {
-    let ctype = element("Relu", dtype)?;
-    let code = format!(
-        r#"{head}
-extern "C" __global__ void relu(const T* __restrict__ x, T* __restrict__ y, index_t n) {{
-    GRID_STRIDE(i, n) {{
-        T v = x[i];
-        y[i] = load(v) < (C)0 ? store<T>((C)0) : v;
-    }}
-}}
-"#,
-        head = head(ctype)
-    );
-    Ok(KernelSource::new(
-        format!("nn/Relu/{ctype}"),
-        code,
-        ["relu"],
-    ))
 }
 
 /// The unsigned type integers wrap through.
@@ -423,31 +400,31 @@ extern "C" __global__ void pad(const T* __restrict__ x, T* __restrict__ y, index
     ))
 }
 
-/// The NVRTC sources the GPU kernel of `op` for `dtype` compiles (empty
-/// for ops without NVRTC code); errors for ops or dtypes without a GPU
-/// kernel here. For tests that compile every registered source.
+/// The NVRTC source the GPU kernel of `op` compiles for `dtype`; errors for
+/// ops or dtypes without a GPU kernel here.
 ///
 /// ```
-/// use kernels_cuda::nn::sources::kernel_sources;
+/// use kernels_cuda::nn::sources::source_of;
 /// use registry_core::proto::DataType;
-/// let s = kernel_sources("Relu", DataType::DtHalf).unwrap();
-/// assert_eq!(s[0].key(), "nn/Relu/f16_t");
-/// assert!(kernel_sources("Relu", DataType::DtString).is_err());
+/// assert_eq!(source_of("Softmax", DataType::DtHalf).unwrap().key(), "nn/Softmax/f16_t");
+/// assert!(source_of("Softmax", DataType::DtString).is_err());
 /// ```
-pub fn kernel_sources(op: &str, dtype: DataType) -> Result<Vec<KernelSource>, KernelError> {
-    Ok(vec![match op {
-        "Relu" => relu(dtype)?,
-        "BiasAdd" => bias_add(dtype)?,
-        "Softmax" => softmax(dtype)?,
-        "MaxPool" => max_pool(dtype)?,
-        "FusedBatchNormV3" => batch_norm(dtype)?,
-        "Conv2D" => conv_layout(dtype)?,
-        _ => {
-            return Err(KernelError::unimplemented(format!(
-                "{op} is not a GPU nn kernel"
-            )));
-        }
-    }])
+pub fn source_of(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
+    match op {
+        "BiasAdd" => bias_add(dtype),
+        "Softmax" => softmax(dtype),
+        "MaxPool" => max_pool(dtype),
+        "FusedBatchNormV3" => batch_norm(dtype),
+        "Conv2D" => conv_layout(dtype),
+        _ => Err(KernelError::unimplemented(format!(
+            "{op} is not a GPU nn kernel"
+        ))),
+    }
+}
+
+/// The sources a registration of an nn kernel compiles: its op on its `T`.
+pub fn nn_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    crate::sources_of_type(reg, "T", |dtype| source_of(reg.op, dtype))
 }
 
 #[cfg(test)]
@@ -457,14 +434,13 @@ mod tests {
     #[test]
     fn keys_are_unique_per_op_and_dtype() {
         let mut keys = std::collections::HashSet::new();
-        for op in ["Relu", "BiasAdd", "Softmax", "MaxPool", "Conv2D"] {
+        for op in ["BiasAdd", "Softmax", "MaxPool", "Conv2D"] {
             for t in [DataType::DtHalf, DataType::DtFloat, DataType::DtDouble] {
-                for s in kernel_sources(op, t).unwrap() {
-                    assert!(keys.insert(s.key().to_owned()), "{}", s.key());
-                }
+                let s = source_of(op, t).unwrap();
+                assert!(keys.insert(s.key().to_owned()), "{}", s.key());
             }
         }
-        assert_eq!(keys.len(), 15);
+        assert_eq!(keys.len(), 12);
     }
 
     #[test]
@@ -473,7 +449,7 @@ mod tests {
         assert!(batch_norm(DataType::DtDouble).is_err());
         assert!(bias_add(DataType::DtComplex64).is_err());
         assert!(max_pool(DataType::DtBool).is_err());
-        assert!(kernel_sources("MatMul", DataType::DtFloat).is_err());
+        assert!(source_of("MatMul", DataType::DtFloat).is_err());
     }
 
     #[test]

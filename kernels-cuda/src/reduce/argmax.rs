@@ -3,22 +3,44 @@
 //! wins; see the source's doc for the exact rule (Eigen's, as the CPU
 //! kernel). `dimension` is checked as the CPU kernel does ([`ArgAxis`]).
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::axes::ArgAxis;
 use opreg_standard_ops::ArgMax;
 use registry_core::kernel;
 use registry_core::kernel::{
-    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+    BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
+    OpKernelContext, constraint_types,
 };
 use registry_core::proto::{DataType, DataTypeExt};
-use registry_core::tensor::{TensorElement, element_size};
 
 use super::launch::{Pass, blocks_config, idx, strategy};
 use super::source::{arg_max_source, entry};
-use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
+
+/// The source of `ArgMax` of `dtype` into `out_type` indices, or why there
+/// is none.
+fn source_of(dtype: DataType, out_type: DataType) -> Result<KernelSource, KernelError> {
+    arg_max_source(dtype, out_type).ok_or_else(|| {
+        KernelError::unimplemented(format!(
+            "ArgMax on GPU does not support dtype {} with output_type {}",
+            dtype.type_name(),
+            out_type.type_name()
+        ))
+    })
+}
+
+/// The sources a registration of [`ArgMaxGpu`] compiles: its `T` into its
+/// `output_type`.
+pub fn arg_max_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    let out_types = constraint_types(reg, "output_type").unwrap_or(&[]);
+    let mut sources = Vec::new();
+    for &dtype in constraint_types(reg, "T").unwrap_or(&[]) {
+        for &out_type in out_types {
+            sources.push(source_of(dtype, out_type)?);
+        }
+    }
+    Ok(sources)
+}
 
 /// `ArgMax` for TF's GPU types, indices as int32 or int64; `dimension` on
 /// the host.
@@ -27,97 +49,82 @@ use opreg_cuda::{GpuDevice, gpu_bytes, gpu_error, grid_for};
     device = GPU,
     T = [half, bfloat16, float, double, int32, int64, bool],
     output_type = [int32, int64],
-    host_memory = ["dimension"]
+    host_memory = ["dimension"],
+    sources = arg_max_sources
 )]
-pub struct ArgMaxGpu<T> {
-    dev: Arc<GpuDevice>,
-    out_type: DataType,
+pub struct ArgMaxGpu {
+    dtype: DataType,
     serial: CudaFunction,
     rows: CudaFunction,
     cols: CudaFunction,
-    _t: PhantomData<fn() -> T>,
 }
 
-impl<T> std::fmt::Debug for ArgMaxGpu<T> {
+impl std::fmt::Debug for ArgMaxGpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ArgMaxGpu")
-            .field("out_type", &self.out_type)
+            .field("dtype", &self.dtype)
             .finish_non_exhaustive()
     }
 }
 
-impl<T: TensorElement> BuildKernel for ArgMaxGpu<T> {
+impl BuildKernel for ArgMaxGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let out_type: DataType = ctx.attr("output_type")?;
-        let source = arg_max_source(T::DTYPE, out_type).ok_or_else(|| {
-            KernelError::unimplemented(format!(
-                "ArgMax on GPU does not support dtype {} with output_type {}",
-                T::DTYPE.type_name(),
-                out_type.type_name()
-            ))
-        })?;
-        let dev = GpuDevice::get()?;
+        let dtype = ctx.attr("T")?;
+        let source = source_of(dtype, ctx.attr("output_type")?)?;
+        let gpu = ctx.gpu()?;
         Ok(Self {
-            serial: dev.function(&source, entry::SERIAL)?,
-            rows: dev.function(&source, entry::ROWS)?,
-            cols: dev.function(&source, entry::COLS)?,
-            dev,
-            out_type,
-            _t: PhantomData,
+            dtype,
+            serial: gpu.function(&source, entry::SERIAL)?,
+            rows: gpu.function(&source, entry::ROWS)?,
+            cols: gpu.function(&source, entry::COLS)?,
         })
     }
 }
 
-impl<T: TensorElement> OpKernel for ArgMaxGpu<T> {
+impl OpKernel for ArgMaxGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let input = ctx.input(0)?.clone();
+        let x = ctx.gpu_input(0, self.dtype)?;
         let ArgAxis {
             outer,
             n,
             inner,
             out_shape: shape,
-        } = ArgAxis::new(input.shape(), ctx.input(1)?)?;
-        let out_type = self.out_type;
-        let out_size = element_size(out_type)
-            .ok_or_else(|| KernelError::internal("ArgMax: output element size"))?;
+        } = ArgAxis::new(ctx.input(0)?.shape(), ctx.input(1)?)?;
         let n_out = shape.num_elements();
+        // The launch below writes every one of the `n_out` indices.
+        ctx.allocate_output(0, shape)?;
         if n_out == 0 {
-            let empty = self.dev.alloc_zeroed(0)?;
-            return ctx.set_output(0, self.dev.tensor(out_type, shape, empty)?);
+            return Ok(());
         }
-        let x = gpu_bytes(&input, 0)?;
-        if x.len() != outer * n * inner * std::mem::size_of::<T>() {
-            return Err(KernelError::internal("ArgMax: input buffer size"));
-        }
-        // SAFETY: the launch below writes every one of the `n_out` indices.
-        let mut y = unsafe { self.dev.alloc_uninit(n_out * out_size)? };
+        let y = ctx.gpu_output(0)?;
         let (o, r, i) = (idx(outer), idx(n), idx(inner));
+        let stream = ctx.gpu()?.stream();
         match strategy(outer, n, inner).pass {
             Pass::Serial => {
-                let mut l = self.dev.stream().launch_builder(&self.serial);
-                l.arg(x).arg(&mut y).arg(&o).arg(&r).arg(&i);
+                let mut l = stream.launch_builder(&self.serial);
+                l.arg(&x).arg(&y).arg(&o).arg(&r).arg(&i);
                 // SAFETY: `serial(const T*, I*, index_t x3)` matches; `x`
                 // holds outer·n·inner elements, `y` outer·inner indices.
                 unsafe { l.launch(grid_for(n_out)) }
                     .map_err(|e| gpu_error("launching ArgMax serial", e))?;
             }
             Pass::Rows => {
-                let mut l = self.dev.stream().launch_builder(&self.rows);
-                l.arg(x).arg(&mut y).arg(&o).arg(&r);
+                let mut l = stream.launch_builder(&self.rows);
+                l.arg(&x).arg(&y).arg(&o).arg(&r);
                 // SAFETY: `rows(const T*, I*, index_t, index_t)` matches;
                 // inner is 1, blocks are 256 threads.
                 unsafe { l.launch(blocks_config(outer)) }
                     .map_err(|e| gpu_error("launching ArgMax rows", e))?;
             }
             Pass::Cols => {
-                let mut l = self.dev.stream().launch_builder(&self.cols);
-                l.arg(x).arg(&mut y).arg(&o).arg(&r).arg(&i);
+                let mut l = stream.launch_builder(&self.cols);
+                l.arg(&x).arg(&y).arg(&o).arg(&r).arg(&i);
                 // SAFETY: `cols(const T*, I*, index_t x3)` matches; blocks
                 // are 256 threads (32 columns by 8 lanes).
                 unsafe { l.launch(blocks_config(outer * inner.div_ceil(32))) }
                     .map_err(|e| gpu_error("launching ArgMax cols", e))?;
             }
         }
-        ctx.set_output(0, self.dev.tensor(out_type, shape, y)?)
+        Ok(())
     }
 }

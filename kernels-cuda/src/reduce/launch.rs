@@ -1,9 +1,10 @@
 //! Choosing and launching the reduction kernels for `[outer, r, inner]`.
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-use registry_core::kernel::KernelError;
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use registry_core::kernel::{KernelError, OpKernelContext};
+use registry_core::proto::DataType;
 
-use opreg_cuda::{BLOCK, GpuDevice, gpu_error, grid_for};
+use opreg_cuda::{BLOCK, GpuContext, gpu_error, gpu_ptr_mut, grid_for};
 
 /// Reductions this short run one thread per output.
 const SERIAL_MAX_R: usize = 32;
@@ -116,34 +117,26 @@ pub(crate) struct ReduceFunctions {
     pub(crate) cols_part: CudaFunction,
 }
 
-/// Queues the reduction of `x` (`[outer, r, inner]` elements of `T`) into
-/// `y` (`[outer, inner]` of `T`), with partial accumulators of `acc_size`
-/// bytes when the strategy splits. `outer · inner` must be non-zero, and
-/// `x`/`y` must hold those counts of `elem_size`-byte elements.
-#[allow(clippy::too_many_arguments)]
+/// Queues the reduction of `x` (the device address of `[outer, r, inner]`
+/// elements of `T`) into `y` (of `[outer, inner]`), with partial
+/// accumulators of `acc_size` bytes (a temporary of `ctx`'s device) when
+/// the strategy splits. `outer · inner` must be non-zero; the caller checks
+/// that `x` and `y` hold those counts.
 pub(crate) fn reduce_into(
-    dev: &GpuDevice,
+    ctx: &OpKernelContext<'_>,
     f: &ReduceFunctions,
-    x: &CudaSlice<u8>,
-    y: &mut CudaSlice<u8>,
+    x: u64,
+    y: u64,
     (outer, r, inner): (usize, usize, usize),
-    elem_size: usize,
     acc_size: usize,
 ) -> Result<(), KernelError> {
     let n_out = outer * inner;
-    let sizes_ok = Some(x.len())
-        == outer
-            .checked_mul(r)
-            .and_then(|n| n.checked_mul(inner))
-            .and_then(|n| n.checked_mul(elem_size))
-        && Some(y.len()) == n_out.checked_mul(elem_size);
-    if n_out == 0 || !sizes_ok {
+    if n_out == 0 {
         return Err(KernelError::internal(format!(
-            "reduction of [{outer}, {r}, {inner}] over buffers of {} and {} bytes",
-            x.len(),
-            y.len()
+            "reduction of [{outer}, {r}, {inner}] into no outputs"
         )));
     }
+    let dev = ctx.gpu()?;
     let s = strategy(outer, r, inner);
     let (o, rr, i, count) = (idx(outer), idx(r), idx(inner), idx(r));
     let (parts, chunk) = (idx(s.parts), idx(s.chunk));
@@ -152,7 +145,7 @@ pub(crate) fn reduce_into(
         match s.pass {
             Pass::Serial => {
                 let mut l = dev.stream().launch_builder(&f.serial);
-                l.arg(x).arg(y).arg(&o).arg(&rr).arg(&i).arg(&count);
+                l.arg(&x).arg(&y).arg(&o).arg(&rr).arg(&i).arg(&count);
                 // SAFETY: `serial(const T*, T*, index_t x4)` matches; `x`
                 // holds outer·r·inner and `y` outer·inner elements (checked).
                 unsafe { l.launch(grid_for(n_out)) }
@@ -160,8 +153,8 @@ pub(crate) fn reduce_into(
             }
             Pass::Rows => {
                 let mut l = dev.stream().launch_builder(&f.rows);
-                l.arg(x)
-                    .arg(y)
+                l.arg(&x)
+                    .arg(&y)
                     .arg(&o)
                     .arg(&rr)
                     .arg(&parts)
@@ -174,8 +167,8 @@ pub(crate) fn reduce_into(
             }
             Pass::Cols => {
                 let mut l = dev.stream().launch_builder(&f.cols);
-                l.arg(x)
-                    .arg(y)
+                l.arg(&x)
+                    .arg(&y)
                     .arg(&o)
                     .arg(&rr)
                     .arg(&i)
@@ -190,17 +183,18 @@ pub(crate) fn reduce_into(
         }
         return Ok(());
     }
-    // Partial accumulators [outer, parts, inner], then finished in order.
+    // Partial accumulators [outer, parts, inner], then finished in order:
+    // the `*_part` launch below writes every [o, p, i] accumulator (each
+    // (o, p) block, or (o, tile, p) block, writes its row or columns) before
+    // `serial_acc` reads them, in stream order.
     let acc_len = n_out * s.parts;
-    // SAFETY: the `*_part` launch below writes every [o, p, i] accumulator
-    // (each (o, p) block, or (o, tile, p) block, writes its row or columns)
-    // before `serial_acc` reads them, in stream order.
-    let mut acc = unsafe { dev.alloc_uninit(acc_len * acc_size)? };
+    let mut acc_tensor = ctx.allocate_temp(DataType::DtUint8, [acc_len * acc_size])?;
+    let acc = gpu_ptr_mut(&mut acc_tensor)?;
     match s.pass {
         Pass::Rows => {
             let mut l = dev.stream().launch_builder(&f.rows_part);
-            l.arg(x)
-                .arg(&mut acc)
+            l.arg(&x)
+                .arg(&acc)
                 .arg(&o)
                 .arg(&rr)
                 .arg(&parts)
@@ -213,8 +207,8 @@ pub(crate) fn reduce_into(
         }
         _ => {
             let mut l = dev.stream().launch_builder(&f.cols_part);
-            l.arg(x)
-                .arg(&mut acc)
+            l.arg(&x)
+                .arg(&acc)
                 .arg(&o)
                 .arg(&rr)
                 .arg(&i)
@@ -228,7 +222,7 @@ pub(crate) fn reduce_into(
         }
     }
     let mut l = dev.stream().launch_builder(&f.serial_acc);
-    l.arg(&acc).arg(y).arg(&o).arg(&parts).arg(&i).arg(&count);
+    l.arg(&acc).arg(&y).arg(&o).arg(&parts).arg(&i).arg(&count);
     // SAFETY: `serial_acc(const acc_t*, T*, index_t x4)` matches: it reads
     // the outer·parts·inner accumulators and writes outer·inner outputs,
     // dividing means by the full count `r`.

@@ -33,9 +33,8 @@ mod launch;
 mod source;
 mod sum_mean_max;
 
-pub use argmax::ArgMaxGpu;
+pub use argmax::{ArgMaxGpu, arg_max_sources};
 pub use source::{
-    ARG_MAX_DTYPES, ARG_MAX_INDEX_DTYPES, REDUCE_DTYPES, ReduceOp, all_sources, arg_max_source,
-    reduce_source,
+    ARG_MAX_DTYPES, ARG_MAX_INDEX_DTYPES, REDUCE_DTYPES, ReduceOp, arg_max_source, reduce_source,
 };
-pub use sum_mean_max::{MaxGpu, MeanGpu, SumGpu};
+pub use sum_mean_max::{ReductionGpu, reduce_sources};

@@ -31,7 +31,8 @@
 
 use registry_core::proto::{DataType, DataTypeExt};
 
-use opreg_cuda::{KernelSource, cuda_type};
+use opreg_cuda::cuda_type;
+use registry_core::kernel::KernelSource;
 
 /// The reductions with sources here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -504,21 +505,4 @@ pub fn arg_max_source(dtype: DataType, index: DataType) -> Option<KernelSource> 
         code,
         [entry::SERIAL, entry::ROWS, entry::COLS],
     ))
-}
-
-/// Every source the reduction kernels compile: `Sum`, `Mean`, `Max` for
-/// each of [`REDUCE_DTYPES`], `ArgMax` for each dtype and index type.
-pub fn all_sources() -> Vec<KernelSource> {
-    let mut out = Vec::new();
-    for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max] {
-        out.extend(REDUCE_DTYPES.iter().filter_map(|&d| reduce_source(op, d)));
-    }
-    for &d in &ARG_MAX_DTYPES {
-        out.extend(
-            ARG_MAX_INDEX_DTYPES
-                .iter()
-                .filter_map(|&i| arg_max_source(d, i)),
-        );
-    }
-    out
 }

@@ -26,7 +26,7 @@ fn normalize_axis(what: &'static str, axis: i64, len: usize) -> Result<usize, Sh
 /// `Const`: the shape of the tensor in the `value` attr, which must be
 /// fully defined.
 pub fn const_op(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let proto = c.attr_tensor("value")?;
+    let proto = c.attr::<&registry_core::proto::TensorProto>("value")?;
     let shape = match &proto.tensor_shape {
         Some(s) => Shape::from_proto(s).map_err(|e| c.invalid_attr("value", e.to_string()))?,
         None => Shape::scalar(),
@@ -43,7 +43,7 @@ pub fn const_op(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// `Placeholder`: the `shape` attr (unknown rank when it says
 /// `unknown_rank`, -1 dimensions unknown).
 pub fn placeholder(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let shape = c.attr_shape("shape")?;
+    let shape = c.attr::<Shape>("shape")?;
     c.set_output(0, shape)
 }
 
@@ -183,7 +183,7 @@ pub fn pack(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let Some(dims) = merged.dims() else {
         return c.set_output(0, Shape::unknown());
     };
-    let axis = c.attr_int("axis")?;
+    let axis = c.attr::<i64>("axis")?;
     let at = normalize_axis("axis", axis, dims.len() + 1).map_err(|e| c.error(e))?;
     let mut out = dims.to_vec();
     out.insert(at, Dim::from(inputs.len()));
@@ -286,7 +286,7 @@ pub fn squeeze(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let Some(dims) = input.dims() else {
         return c.set_output(0, Shape::unknown());
     };
-    let listed = c.attr_ints("squeeze_dims")?;
+    let listed = c.attr::<&[i64]>("squeeze_dims")?;
     let mut squeeze = Vec::with_capacity(listed.len());
     for &d in listed {
         squeeze.push(normalize_axis("squeeze_dims entry", d, dims.len()).map_err(|e| c.error(e))?);
@@ -397,7 +397,7 @@ pub fn pad(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// scalar input 1) inserted at `axis` (-1: last). `on_value` and
 /// `off_value` are scalars.
 pub fn one_hot(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let axis = c.attr_int("axis")?;
+    let axis = c.attr::<i64>("axis")?;
     if axis < -1 {
         return Err(c.invalid_attr("axis", format!("axis must be >= -1, but is {axis}")));
     }
@@ -426,7 +426,7 @@ pub fn gather_v2(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let params = c.input_with_rank_at_least(0, 1)?;
     let indices = c.input(1)?.clone();
     c.input_with_rank(2, 0)?;
-    let batch_dims = c.attr_int("batch_dims")?;
+    let batch_dims = c.attr::<i64>("batch_dims")?;
     // batch_dims in [-rank(indices), rank(indices)], made non-negative.
     let batch = match indices.rank() {
         Some(r) => {

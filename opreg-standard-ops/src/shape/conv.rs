@@ -14,10 +14,7 @@ enum Format {
 
 impl Format {
     fn parse(c: &InferenceContext<'_>, allowed: &[Format]) -> Result<Format, ShapeError> {
-        let text = match c.attr("data_format") {
-            Some(_) => c.attr_string("data_format")?,
-            None => "NHWC",
-        };
+        let text = c.attr_or("data_format", "NHWC")?;
         let format = match text {
             "NHWC" => Format::Nhwc,
             "NCHW" => Format::Nchw,
@@ -60,7 +57,7 @@ impl Format {
 
 /// The attr `name`, which must hold 4 values.
 fn four(c: &InferenceContext<'_>, name: &str) -> Result<[i64; 4], ShapeError> {
-    let values = c.attr_ints(name)?;
+    let values = c.attr::<&[i64]>(name)?;
     <[i64; 4]>::try_from(values).map_err(|_| {
         c.invalid_attr(
             name,
@@ -76,11 +73,8 @@ fn four(c: &InferenceContext<'_>, name: &str) -> Result<[i64; 4], ShapeError> {
 /// The `padding` attr and, for `EXPLICIT`, the (before, after) pads of
 /// each dimension (TF's `CheckValidPadding`).
 fn padding(c: &InferenceContext<'_>, format: Format) -> Result<Padding, ShapeError> {
-    let explicit = match c.attr("explicit_paddings") {
-        Some(_) => c.attr_ints("explicit_paddings")?,
-        None => &[],
-    };
-    match c.attr_string("padding")? {
+    let explicit = c.attr_or::<&[i64]>("explicit_paddings", &[])?;
+    match c.attr::<&str>("padding")? {
         "VALID" | "SAME" if !explicit.is_empty() => Err(c.invalid_attr(
             "explicit_paddings",
             "explicit_paddings attribute must be empty if the padding type is not EXPLICIT.",

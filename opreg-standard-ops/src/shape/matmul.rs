@@ -8,8 +8,8 @@ use registry_core::shape::{InferenceContext, Shape, ShapeError};
 pub fn matmul(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let a = c.input_with_rank(0, 2)?;
     let b = c.input_with_rank(1, 2)?;
-    let transpose_a = c.attr_bool("transpose_a")?;
-    let transpose_b = c.attr_bool("transpose_b")?;
+    let transpose_a = c.attr::<bool>("transpose_a")?;
+    let transpose_b = c.attr::<bool>("transpose_b")?;
     let (rows, inner_a) = if transpose_a {
         (a.dim(1)?, a.dim(0)?)
     } else {
@@ -29,8 +29,8 @@ pub fn matmul(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// dimension of `value` (the last one for `NHWC`, dimension 1 for `NCHW`);
 /// the output has the shape of `value`.
 pub fn bias_add(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let nchw = match c.attr("data_format") {
-        Some(_) => match c.attr_string("data_format")? {
+    let nchw = match c.attr_value("data_format") {
+        Some(_) => match c.attr::<&str>("data_format")? {
             "NHWC" => false,
             "NCHW" => true,
             other => {

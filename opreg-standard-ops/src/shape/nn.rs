@@ -9,7 +9,7 @@ use registry_core::shape::{InferenceContext, Shape, ShapeError};
 /// `batch_variance`, `reserve_space_1` and `reserve_space_2` are vectors
 /// of the channel count; `reserve_space_3` is unknown.
 pub fn fused_batch_norm_v3(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let (rank, channel_index) = match c.attr_string("data_format")? {
+    let (rank, channel_index) = match c.attr::<&str>("data_format")? {
         "NHWC" => (4, 3),
         "NCHW" => (4, 1),
         "NDHWC" => (5, 4),
@@ -22,11 +22,8 @@ pub fn fused_batch_norm_v3(c: &mut InferenceContext<'_>) -> Result<(), ShapeErro
         }
     };
     let x = c.input_with_rank(0, rank)?;
-    let is_training = c.attr_bool("is_training")?;
-    let factor = match c.attr("exponential_avg_factor") {
-        Some(_) => c.attr_float("exponential_avg_factor")?,
-        None => 1.0,
-    };
+    let is_training = c.attr::<bool>("is_training")?;
+    let factor = c.attr_or("exponential_avg_factor", 1.0)?;
     // In training with a factor of 1 the mean and variance inputs are unused.
     let vectors = if is_training && factor == 1.0 { 3 } else { 5 };
     let mut channels = x.dim(channel_index)?;

@@ -15,7 +15,7 @@ use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 pub fn reduction(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let input = c.input(0)?.clone();
     c.input_with_rank_at_most(1, 1)?;
-    let keep_dims = c.attr_bool("keep_dims")?;
+    let keep_dims = c.attr::<bool>("keep_dims")?;
     let axes = c.input_ints(1)?;
     let (Some(axes), Some(dims)) = (axes, input.dims()) else {
         let out = match (keep_dims, input.rank()) {

@@ -281,11 +281,11 @@ pub fn strided_slice(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
         return c.set_output(0, Shape::unknown());
     };
     let masks = Masks {
-        begin: c.attr_int("begin_mask")?,
-        end: c.attr_int("end_mask")?,
-        ellipsis: c.attr_int("ellipsis_mask")?,
-        new_axis: c.attr_int("new_axis_mask")?,
-        shrink_axis: c.attr_int("shrink_axis_mask")?,
+        begin: c.attr::<i64>("begin_mask")?,
+        end: c.attr::<i64>("end_mask")?,
+        ellipsis: c.attr::<i64>("ellipsis_mask")?,
+        new_axis: c.attr::<i64>("new_axis_mask")?,
+        shrink_axis: c.attr::<i64>("shrink_axis_mask")?,
     };
     let begin = c.input_ints(1)?;
     let end = c.input_ints(2)?;

@@ -1,19 +1,20 @@
 //! [`OpKernelContext`]: what a kernel sees each time it computes (TF's
-//! `OpKernelContext`): its inputs, typed views, output allocation and input
-//! forwarding.
+//! `OpKernelContext`): its device, its inputs, typed views, output
+//! allocation in the right memory and input forwarding.
 
 use opreg_proto::DataType;
 use smallvec::SmallVec;
 
 use super::{KernelError, NodeInfo};
+use crate::device::Device;
 use crate::tensor::{IntoShape, Tensor, TensorElement, TensorShape};
 
 /// A small vector of tensors: a kernel's outputs, inline up to one (most
 /// ops have one output; a larger inline buffer costs a `memcpy` per return).
 pub type TensorVec = SmallVec<[Tensor; 1]>;
 
-/// One call of a kernel: the node it belongs to, its input slots and its
-/// output slots.
+/// One call of a kernel: the node it belongs to, the device it runs on, its
+/// input slots and its output slots.
 ///
 /// The slots are borrowed from whoever runs the kernel (an executor's own
 /// buffers, or a [`KernelCall`](super::KernelCall)), so a context is a few pointers: building
@@ -21,6 +22,10 @@ pub type TensorVec = SmallVec<[Tensor; 1]>;
 /// can [forward](Self::forward_input) an input's buffer to an output and
 /// compute in place when nothing else shares it (TF's
 /// `forward_input_or_allocate_output`).
+///
+/// Outputs are allocated where the node's consumers expect them: in the
+/// device's memory ([`Device::allocate`]), or in host memory for the CPU
+/// and for a kernel's `host_memory` outputs (as TF's `AllocatorAttributes`).
 ///
 /// ```
 /// use registry_core::kernel::{KernelCall, KernelError, NodeInfo};
@@ -30,10 +35,12 @@ pub type TensorVec = SmallVec<[Tensor; 1]>;
 /// let info = NodeInfo::new("neg", "Neg", "CPU", vec![DataType::DtFloat], vec![DataType::DtFloat]);
 /// let mut call = KernelCall::new(&info, [Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap()]);
 /// let mut ctx = call.context(&info);
-/// if ctx.forward_input(0, 0)? {
-///     for v in ctx.output_mut(0)?.as_mut_slice::<f32>()? {
-///         *v = -*v;
-///     }
+/// assert_eq!(ctx.device().device_type(), "CPU");
+/// let shape = ctx.input(0)?.shape().clone();
+/// // The input is unique: it becomes the output, computed in place.
+/// assert_eq!(ctx.forward_input_or_allocate_output(&[0], 0, shape)?, Some(0));
+/// for v in ctx.output_mut(0)?.as_mut_slice::<f32>()? {
+///     *v = -*v;
 /// }
 /// let outputs = call.into_outputs()?;
 /// assert_eq!(outputs[0].as_slice::<f32>()?, &[-1.0, 2.0]);
@@ -42,27 +49,38 @@ pub type TensorVec = SmallVec<[Tensor; 1]>;
 #[derive(Debug)]
 pub struct OpKernelContext<'a> {
     info: &'a NodeInfo,
+    device: &'a dyn Device,
     inputs: &'a mut [Option<Tensor>],
     outputs: &'a mut [Option<Tensor>],
 }
 
 impl<'a> OpKernelContext<'a> {
-    /// A context for one call of the kernel of `info`'s node, over `inputs`
-    /// (one slot per input, `Some`) and `outputs` (one slot per output of
-    /// the node, normally `None`). Neither is checked here
+    /// A context for one call of the kernel of `info`'s node on `device`,
+    /// over `inputs` (one slot per input, `Some`) and `outputs` (one slot
+    /// per output of the node, normally `None`). Neither is checked here
     /// ([`KernelInstance::compute_in`](super::KernelInstance::compute_in)
     /// checks the inputs' count and dtypes and that every output was set).
     #[inline]
     pub fn new(
         info: &'a NodeInfo,
+        device: &'a dyn Device,
         inputs: &'a mut [Option<Tensor>],
         outputs: &'a mut [Option<Tensor>],
     ) -> Self {
         Self {
             info,
+            device,
             inputs,
             outputs,
         }
+    }
+
+    /// The device the kernel runs on (TF's `device()`): a backend's kernels
+    /// downcast it to their own device type
+    /// ([`downcast`](dyn Device::downcast)) for its stream and launches.
+    #[inline]
+    pub fn device(&self) -> &'a dyn Device {
+        self.device
     }
 
     /// The node this call belongs to.
@@ -134,8 +152,11 @@ impl<'a> OpKernelContext<'a> {
             })
     }
 
-    /// Allocates output `index` with `shape` and the node's dtype for it,
-    /// zero-filled, and returns it for writing.
+    /// Allocates output `index` with `shape` and the node's dtype for it
+    /// where it belongs (the device's memory, or host memory on the CPU and
+    /// for `host_memory` outputs), and returns it for writing. Host memory
+    /// is zero-filled; device memory holds unspecified values until the
+    /// kernel writes them.
     #[inline]
     pub fn allocate_output(
         &mut self,
@@ -144,24 +165,45 @@ impl<'a> OpKernelContext<'a> {
     ) -> Result<&mut Tensor, KernelError> {
         let dtype = self.output_type(index)?;
         let shape = shape.into_shape()?;
-        Ok(Tensor::zeros_in(self.output_slot(index)?, dtype, shape)?)
+        if self.info.output_in_host_memory(index) {
+            return Ok(Tensor::zeros_in(self.output_slot(index)?, dtype, shape)?);
+        }
+        let tensor = self.device.allocate(dtype, shape)?;
+        Ok(self.output_slot(index)?.insert(tensor))
     }
 
-    /// Allocates output `output` with the shape of input `input` (zero-filled,
-    /// the node's dtype for the output) and returns both, the input to read
-    /// and the output to write, without cloning the input.
+    /// A scratch tensor of `dtype` and `shape` in the device's memory (host
+    /// memory on the CPU), for the kernel's own use during this call (TF's
+    /// `allocate_temp`). Its contents are unspecified on a device.
+    #[inline]
+    pub fn allocate_temp(
+        &self,
+        dtype: DataType,
+        shape: impl IntoShape,
+    ) -> Result<Tensor, KernelError> {
+        let shape = shape.into_shape()?;
+        if self.info.on_cpu() {
+            return Ok(Tensor::zeros(dtype, shape)?);
+        }
+        Ok(self.device.allocate(dtype, shape)?)
+    }
+
+    /// Allocates output `output` with the shape of input `input` (the
+    /// node's dtype for the output, where [`allocate_output`](Self::allocate_output)
+    /// puts it) and returns both, the input to read and the output to
+    /// write, without cloning the input.
     #[inline]
     pub fn input_and_new_output(
         &mut self,
         input: usize,
         output: usize,
     ) -> Result<(&Tensor, &mut Tensor), KernelError> {
-        let dtype = self.output_type(output)?;
-        let tensor = Tensor::zeros(dtype, self.input(input)?.shape())?;
+        let shape = self.input(input)?.shape().clone();
+        self.allocate_output(output, shape)?;
         let count = self.outputs.len();
         let out = match self.outputs.get_mut(output) {
-            Some(slot) => slot.insert(tensor),
-            None => {
+            Some(Some(t)) => t,
+            _ => {
                 return Err(KernelError::OutputIndex {
                     index: output,
                     count,
@@ -174,15 +216,43 @@ impl<'a> OpKernelContext<'a> {
         }
     }
 
+    /// Forwards the first of `candidates` (input indices) that can become
+    /// output `output` with `shape` (TF's `forward_input_or_allocate_output`):
+    /// same dtype, same element count, in the memory the output belongs in,
+    /// and shared with nothing else. Returns the input forwarded, whose
+    /// values the output now holds (reshaped to `shape`; the input can no
+    /// longer be read), or `None` when none could be and the output was
+    /// [allocated](Self::allocate_output) instead.
+    #[inline]
+    pub fn forward_input_or_allocate_output(
+        &mut self,
+        candidates: &[usize],
+        output: usize,
+        shape: impl IntoShape,
+    ) -> Result<Option<usize>, KernelError> {
+        let shape = shape.into_shape()?;
+        for &input in candidates {
+            if self.forward_input_with_shape(input, output, &shape)? {
+                return Ok(Some(input));
+            }
+        }
+        self.allocate_output(output, shape)?;
+        Ok(None)
+    }
+
     /// Moves input `input` into output `output` when the kernel may write to
-    /// it in place: it has the output's dtype and nothing else shares its
-    /// buffer. Returns whether it did; after `true` the input can no longer
-    /// be read and the output holds the input's values (with its shape).
+    /// it in place: it has the output's dtype, is in the memory the output
+    /// belongs in, and nothing else shares its buffer. Returns whether it
+    /// did; after `true` the input can no longer be read and the output
+    /// holds the input's values (with its shape).
     #[inline]
     pub fn forward_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
         let dtype = self.output_type(output)?;
         let tensor = self.input(input)?;
-        if tensor.dtype() != dtype || !tensor.is_unique() {
+        if tensor.dtype() != dtype
+            || !tensor.is_unique()
+            || tensor.is_on_host() != self.info.output_in_host_memory(output)
+        {
             return Ok(false);
         }
         let tensor = self.take_input(input)?;

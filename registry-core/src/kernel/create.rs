@@ -1,7 +1,9 @@
 //! Creating a kernel for a node in one call (TF's `CreateOpKernel`), and
 //! [`KernelInstance`], the built kernel bound to its node.
 
-use opreg_proto::NodeDef;
+use std::sync::Arc;
+
+use opreg_proto::{DataType, NodeDef, OpDef};
 use smallvec::SmallVec;
 
 use super::call::collect_outputs;
@@ -9,6 +11,7 @@ use super::{
     KernelError, KernelLookupError, KernelRegistration, KernelRegistry, NodeInfo, OpKernel,
     OpKernelConstruction, OpKernelContext, TensorVec,
 };
+use crate::device::{Device, DeviceError, open_device};
 use crate::node_def::{
     NodeDefError, add_defaults_to_node_def, in_out_types_for_node, validate_node_def,
 };
@@ -33,6 +36,15 @@ pub enum CreateKernelError {
     /// No kernel (or two) for the node and device.
     #[error(transparent)]
     Lookup(#[from] KernelLookupError),
+    /// The device asked for cannot be opened.
+    #[error("node '{node}': {source}")]
+    Device {
+        /// The node's name.
+        node: String,
+        /// Why the device cannot be opened.
+        #[source]
+        source: DeviceError,
+    },
     /// The kernel's constructor refused the node.
     #[error("building kernel {kernel} for node '{node}' (op '{op}'): {source}")]
     Construction {
@@ -51,6 +63,7 @@ pub enum CreateKernelError {
 /// A kernel built for one node: computes it on any number of input sets.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// # use registry_core::kernel::create_op_kernel;
 /// # use registry_core::proto::NodeDef;
 /// // With a kernels crate linked in (e.g. kernels-cpu):
@@ -60,6 +73,7 @@ pub enum CreateKernelError {
 pub struct KernelInstance {
     kernel: Box<dyn OpKernel>,
     info: NodeInfo,
+    device: Arc<dyn Device>,
     registration: &'static KernelRegistration,
 }
 
@@ -73,17 +87,24 @@ impl std::fmt::Debug for KernelInstance {
 }
 
 impl KernelInstance {
-    /// Binds a built kernel to its node.
+    /// Binds a built kernel to its node and the device it runs on.
     pub fn new(
         kernel: Box<dyn OpKernel>,
         info: NodeInfo,
+        device: Arc<dyn Device>,
         registration: &'static KernelRegistration,
     ) -> Self {
         Self {
             kernel,
             info,
+            device,
             registration,
         }
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &Arc<dyn Device> {
+        &self.device
     }
 
     /// The node it was built for.
@@ -144,8 +165,12 @@ impl KernelInstance {
                 outputs.len()
             )));
         }
-        self.kernel
-            .compute(&mut OpKernelContext::new(&self.info, inputs, outputs))?;
+        self.kernel.compute(&mut OpKernelContext::new(
+            &self.info,
+            &*self.device,
+            inputs,
+            outputs,
+        ))?;
         match outputs.iter().position(Option::is_none) {
             Some(index) => Err(KernelError::MissingOutput { index }),
             None => Ok(()),
@@ -178,21 +203,57 @@ impl KernelInstance {
     }
 }
 
-/// Creates the kernel for `node` on `device` from the global op and kernel
-/// registries (TF's `CreateOpKernel`): looks up the op, adds the OpDef's
-/// defaults, validates the node, resolves its input and output dtypes,
-/// chooses the kernel and builds it.
-pub fn create_op_kernel(device: &str, node: &NodeDef) -> Result<KernelInstance, CreateKernelError> {
-    create_op_kernel_in(OpRegistry::global(), KernelRegistry::global(), device, node)
+/// Creates the kernel for `node` on the device of type `device_type` from
+/// the global op and kernel registries (TF's `CreateOpKernel`): looks up
+/// the op, adds the OpDef's defaults, validates the node, resolves its input
+/// and output dtypes, chooses the kernel, opens the device and builds the
+/// kernel there. (The kernel is chosen first: a node no kernel of the
+/// device type serves gets TF's "no kernel" explanation, whether or not
+/// such a device exists.)
+pub fn create_op_kernel(
+    device_type: &str,
+    node: &NodeDef,
+) -> Result<KernelInstance, CreateKernelError> {
+    let chosen = choose_kernel(
+        OpRegistry::global(),
+        KernelRegistry::global(),
+        device_type,
+        node,
+    )?;
+    let device = open_device(device_type).map_err(|source| CreateKernelError::Device {
+        node: node.name.clone(),
+        source,
+    })?;
+    chosen.build(&device)
 }
 
-/// [`create_op_kernel`] with explicit registries.
+/// [`create_op_kernel`] on an opened device with explicit registries.
 pub fn create_op_kernel_in(
     ops: &OpRegistry,
     kernels: &KernelRegistry,
-    device: &str,
+    device: &Arc<dyn Device>,
     node: &NodeDef,
 ) -> Result<KernelInstance, CreateKernelError> {
+    choose_kernel(ops, kernels, device.device_type(), node)?.build(device)
+}
+
+/// A node checked against its op, with the kernel chosen for it.
+struct ChosenKernel<'a> {
+    node: NodeDef,
+    op_def: &'a OpDef,
+    input_types: Vec<DataType>,
+    output_types: Vec<DataType>,
+    registration: &'static KernelRegistration,
+}
+
+/// Looks up `node`'s op, adds its defaults, validates the node, resolves
+/// its dtypes and chooses its kernel for `device_type`.
+fn choose_kernel<'a>(
+    ops: &'a OpRegistry,
+    kernels: &KernelRegistry,
+    device_type: &str,
+    node: &NodeDef,
+) -> Result<ChosenKernel<'a>, CreateKernelError> {
     let op_def = ops
         .look_up_op_def(&node.op)
         .map_err(|e| CreateKernelError::Op {
@@ -203,32 +264,52 @@ pub fn create_op_kernel_in(
     add_defaults_to_node_def(op_def, &mut node);
     validate_node_def(&node, op_def)?;
     let (input_types, output_types) = in_out_types_for_node(&node, op_def)?;
-    let registration = kernels.find_kernel(&node, device)?;
-    let construction = OpKernelConstruction::new(
-        &node,
+    let registration = kernels.find_kernel(&node, device_type)?;
+    Ok(ChosenKernel {
+        node,
         op_def,
-        registration.device,
-        &input_types,
-        &output_types,
-    );
-    let kernel = (registration.factory)(&construction).map_err(|source| {
-        CreateKernelError::Construction {
-            node: node.name.clone(),
-            op: node.op.clone(),
-            kernel: registration.kernel_name,
-            source,
-        }
-    })?;
-    let (host_inputs, host_outputs) = host_memory_flags(&node, op_def, registration)?;
-    let info = NodeInfo::new(
-        node.name,
-        node.op,
-        registration.device,
         input_types,
         output_types,
-    )
-    .with_host_memory(host_inputs, host_outputs);
-    Ok(KernelInstance::new(kernel, info, registration))
+        registration,
+    })
+}
+
+impl ChosenKernel<'_> {
+    /// Builds the chosen kernel on `device`.
+    fn build(self, device: &Arc<dyn Device>) -> Result<KernelInstance, CreateKernelError> {
+        let ChosenKernel {
+            node,
+            op_def,
+            input_types,
+            output_types,
+            registration,
+        } = self;
+        let construction =
+            OpKernelConstruction::new(&node, op_def, &**device, &input_types, &output_types);
+        let kernel = (registration.factory)(&construction).map_err(|source| {
+            CreateKernelError::Construction {
+                node: node.name.clone(),
+                op: node.op.clone(),
+                kernel: registration.kernel_name,
+                source,
+            }
+        })?;
+        let (host_inputs, host_outputs) = host_memory_flags(&node, op_def, registration)?;
+        let info = NodeInfo::new(
+            node.name,
+            node.op,
+            registration.device,
+            input_types,
+            output_types,
+        )
+        .with_host_memory(host_inputs, host_outputs);
+        Ok(KernelInstance::new(
+            kernel,
+            info,
+            Arc::clone(device),
+            registration,
+        ))
+    }
 }
 
 /// Per input and per output of `node`: whether it is one of the

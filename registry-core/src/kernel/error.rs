@@ -113,7 +113,7 @@ pub enum KernelError {
     /// The device (its driver or a library such as cuBLAS) failed, or is
     /// missing something the kernel needs.
     #[error(transparent)]
-    Device(#[from] crate::device::DeviceError),
+    Device(#[from] crate::memory::DeviceError),
 }
 
 impl KernelError {

@@ -3,13 +3,15 @@
 
 use opreg_proto::DataType;
 
-/// The node a kernel instance belongs to: its name, op, device and the
-/// dtypes of its inputs and outputs.
+/// The node a kernel instance belongs to: its name, op, device type and
+/// the dtypes of its inputs and outputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeInfo {
     node_name: String,
     op: String,
-    device: String,
+    device_type: String,
+    /// `device_type` is the CPU's: every input and output is in host memory.
+    on_cpu: bool,
     input_types: Vec<DataType>,
     output_types: Vec<DataType>,
     /// Per input: kept in host memory although the kernel runs on a device
@@ -20,18 +22,20 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
-    /// Describes a node.
+    /// Describes a node whose kernel runs on `device_type`.
     pub fn new(
         node_name: impl Into<String>,
         op: impl Into<String>,
-        device: impl Into<String>,
+        device_type: impl Into<String>,
         input_types: Vec<DataType>,
         output_types: Vec<DataType>,
     ) -> Self {
+        let device_type = device_type.into();
         Self {
             node_name: node_name.into(),
             op: op.into(),
-            device: device.into(),
+            on_cpu: device_type == crate::device::DEVICE_CPU,
+            device_type,
             input_types,
             output_types,
             host_inputs: Vec::new(),
@@ -60,13 +64,13 @@ impl NodeInfo {
     /// CPU, and for the kernel's host-memory args on other devices.
     #[inline]
     pub fn input_in_host_memory(&self, index: usize) -> bool {
-        self.device == super::DEVICE_CPU || self.host_inputs.get(index).copied().unwrap_or(false)
+        self.on_cpu || self.host_inputs.get(index).copied().unwrap_or(false)
     }
 
     /// True when output `index` is produced in host memory.
     #[inline]
     pub fn output_in_host_memory(&self, index: usize) -> bool {
-        self.device == super::DEVICE_CPU || self.host_outputs.get(index).copied().unwrap_or(false)
+        self.on_cpu || self.host_outputs.get(index).copied().unwrap_or(false)
     }
 
     /// The node's name.
@@ -83,8 +87,14 @@ impl NodeInfo {
 
     /// The device type the kernel runs on.
     #[inline]
-    pub fn device(&self) -> &str {
-        &self.device
+    pub fn device_type(&self) -> &str {
+        &self.device_type
+    }
+
+    /// True when the kernel runs on the CPU (host memory throughout).
+    #[inline]
+    pub fn on_cpu(&self) -> bool {
+        self.on_cpu
     }
 
     /// The dtype of every input.

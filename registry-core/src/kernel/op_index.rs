@@ -121,7 +121,7 @@ pub(super) fn constraint_holds(
             op: node.op.clone(),
             attr: c.attr.to_owned(),
             kernel: reg.kernel_name.to_owned(),
-            found: super::construction::attr_value_kind(value).to_owned(),
+            found: crate::attr::attr_value_kind(value).to_owned(),
         }),
     }
 }

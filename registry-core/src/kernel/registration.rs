@@ -5,13 +5,12 @@ use opreg_proto::attr_value::{ListValue, Value};
 use opreg_proto::kernel_def::AttrConstraint;
 use opreg_proto::{AttrValue, DataType, KernelDef};
 
-use super::KernelFactory;
-use crate::op::SourceLocation;
+use std::fmt::Write;
 
-/// The CPU device type.
-pub const DEVICE_CPU: &str = "CPU";
-/// The GPU device type.
-pub const DEVICE_GPU: &str = "GPU";
+use super::{KernelFactory, KernelSource, KernelSourcesFn};
+use crate::attr::summarize::dtype_name;
+use crate::kernel::KernelError;
+use crate::op::SourceLocation;
 
 /// An attr's allowed types for one kernel (TF's `TypeConstraint`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +41,9 @@ pub struct KernelRegistration {
     pub factory: KernelFactory,
     /// The Rust item that implements it, with type arguments (`abs::<f32>`).
     pub kernel_name: &'static str,
+    /// The device code its kernel compiles when built, for device kernels
+    /// (`#[kernel(sources = path)]`); `None` for kernels that compile none.
+    pub sources: Option<KernelSourcesFn>,
     /// Where it was registered.
     pub location: SourceLocation,
 }
@@ -49,6 +51,15 @@ pub struct KernelRegistration {
 inventory::collect!(KernelRegistration);
 
 impl KernelRegistration {
+    /// The device code this registration's kernel may compile when it is
+    /// built (none for kernels without [`sources`](Self::sources)).
+    pub fn kernel_sources(&self) -> Result<Vec<KernelSource>, KernelError> {
+        match self.sources {
+            Some(sources) => sources(self),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// True when no lookup could tell `self` and `other` apart: the same
     /// op, device, label, priority and type constraints.
     pub fn same_key(&self, other: &KernelRegistration) -> bool {
@@ -77,6 +88,7 @@ impl KernelRegistration {
     ///     priority: 0,
     ///     factory,
     ///     kernel_name: "abs::<f32>",
+    ///     sources: None,
     ///     location: registry_core::op::SourceLocation { file: file!(), line: line!(), module_path: module_path!() },
     /// };
     /// let def = reg.kernel_def();
@@ -105,4 +117,21 @@ impl KernelRegistration {
             priority: self.priority,
         }
     }
+}
+
+/// A registration as TF lists it: `device='CPU'; T in [DT_FLOAT]`, with the
+/// label and priority when set.
+pub fn summarize_registration(reg: &KernelRegistration) -> String {
+    let mut out = format!("device='{}'", reg.device);
+    if !reg.label.is_empty() {
+        let _ = write!(out, "; label='{}'", reg.label);
+    }
+    for c in reg.constraints {
+        let types: Vec<String> = c.types.iter().map(|&t| dtype_name(t as i32)).collect();
+        let _ = write!(out, "; {} in [{}]", c.attr, types.join(", "));
+    }
+    if reg.priority != 0 {
+        let _ = write!(out, "; priority={}", reg.priority);
+    }
+    out
 }

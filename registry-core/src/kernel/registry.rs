@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap;
 use super::lookup_error::KernelLookupError;
 use super::op_index::{OpKernels, constraint_holds};
 use super::registration::KernelRegistration;
-use super::summarize::{summarize_node_attrs, summarize_registration};
+use super::summarize_registration;
+use crate::attr::summarize_node_attrs;
 use crate::registry::OpRegistry;
 
 /// The attr a node sets to ask for a kernel label (TF's `kKernelAttr`).

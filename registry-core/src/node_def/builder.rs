@@ -5,7 +5,7 @@ use opreg_proto::op_def::ArgDef;
 use opreg_proto::{AttrValue, DataType, DataTypeExt, NodeDef, OpDef};
 
 use super::{NodeDefError, add_defaults_to_node_def, types_compatible, validate_node_def};
-use crate::kernel::summarize_attr_value;
+use crate::attr::summarize_attr_value;
 use crate::registry::{OpRegistry, RegistryError};
 
 /// One output of a node, feeding an input of the node being built: the
@@ -211,6 +211,7 @@ fn describe_problems(problems: &[BuildProblem]) -> String {
 /// node and op it concerns.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::node_def::NodeDefBuilder;
 /// use registry_core::proto::DataType::{DtFloat, DtInt32};
 ///
@@ -313,6 +314,7 @@ impl<'a> NodeDefBuilder<'a> {
     /// `DynamicStitch`'s two `N * ...` lists).
     ///
     /// ```
+    /// # use opreg_standard_ops as _; // links the standard ops
     /// use registry_core::node_def::NodeDefBuilder;
     /// use registry_core::proto::DataType::DtHalf;
     ///

@@ -17,6 +17,7 @@
 //! - [`parse_input`] parses an input string (`"node"`, `"node:2"`, `"^node"`).
 //!
 //! ```
+//! # use opreg_standard_ops as _; // links the standard ops
 //! use registry_core::OpRegistry;
 //! use registry_core::node_def::{add_defaults_to_node_def, in_out_types_for_node, validate_node_def};
 //! use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
@@ -62,6 +63,7 @@ pub type NameRangeMap = BTreeMap<String, Range<usize>>;
 /// are left as they are.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::add_defaults_to_node_def;
 /// use registry_core::proto::{NodeDef, attr_value::Value};
@@ -100,6 +102,7 @@ pub fn add_defaults_to_node_def(op_def: &OpDef, node: &mut NodeDef) {
 /// The first problem found is returned.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::{NodeDefError, validate_node_def};
 /// use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
@@ -226,6 +229,7 @@ pub fn validate_node_def(node: &NodeDef, op_def: &OpDef) -> Result<(), NodeDefEr
 /// also works before [`add_defaults_to_node_def`].
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::in_out_types_for_node;
 /// use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
@@ -260,6 +264,7 @@ pub fn in_out_types_for_node(
 /// the list length for type lists, else 1), so type attrs need not be set.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::name_ranges_for_node;
 /// use registry_core::proto::{AttrValue, NodeDef, attr_value::Value};
@@ -293,6 +298,7 @@ pub fn name_ranges_for_node(
 /// The input ranges of [`name_ranges_for_node`].
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::input_ranges;
 /// use registry_core::proto::NodeDef;
@@ -309,6 +315,7 @@ pub fn input_ranges(node: &NodeDef, op_def: &OpDef) -> Result<NameRangeMap, Node
 /// The output ranges of [`name_ranges_for_node`].
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::node_def::output_ranges;
 /// use registry_core::proto::NodeDef;

@@ -13,6 +13,7 @@ use super::OpOrigin;
 /// replaces an op: a conflict is always one of these errors.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::registry::{OpRegistry, RegistryError};
 /// use registry_core::spec::OpSpec;
 ///

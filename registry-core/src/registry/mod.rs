@@ -9,6 +9,7 @@
 //! through the same parser and validation as `#[op]`.
 //!
 //! ```
+//! # use opreg_standard_ops as _; // links the standard ops
 //! use registry_core::registry::OpRegistry;
 //! use registry_core::spec::OpSpec;
 //!
@@ -61,14 +62,15 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use opreg_proto::{OpDef, OpList, TextFormat};
+use opreg_proto::{NodeDef, OpDef, OpList, TextFormat};
 use registry_spec::OpSpec;
 use rustc_hash::FxHashMap;
 
 pub use error::{InvalidOp, RegistryError};
 
 use crate::op::{OpRegistration, SourceLocation};
-use crate::shape::ShapeFn;
+use crate::shape::{Shape, ShapeError, ShapeFn};
+use crate::tensor::Tensor;
 
 /// Where an op's registration comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,6 +147,26 @@ impl OpRegistrationData {
     /// Where the op was declared or registered.
     pub fn origin(&self) -> OpOrigin {
         self.origin
+    }
+
+    /// The output shapes of `node`, an instance of this op, given the
+    /// shapes of its inputs and, where known, their values
+    /// (`input_constants`: one per input, or empty when none is known):
+    /// [`shape::infer_shapes`](crate::shape::infer_shapes) with this op's
+    /// shape function. Fails with [`ShapeError::NoShapeFn`] when it has none.
+    pub fn infer_shapes(
+        &self,
+        node: &NodeDef,
+        input_shapes: &[Shape],
+        input_constants: &[Option<&Tensor>],
+    ) -> Result<Vec<Shape>, ShapeError> {
+        let Some(shape_fn) = self.shape_fn else {
+            return Err(ShapeError::NoShapeFn {
+                node: node.name.clone(),
+                op: self.name().to_owned(),
+            });
+        };
+        crate::shape::infer_shapes(&self.op_def, shape_fn, node, input_shapes, input_constants)
     }
 }
 
@@ -265,6 +287,7 @@ impl OpRegistry {
     /// inventory is walked once; only names are indexed).
     ///
     /// ```
+    /// # use opreg_standard_ops as _; // links the standard ops
     /// use registry_core::registry::OpRegistry;
     ///
     /// let registry = OpRegistry::global();
@@ -365,6 +388,7 @@ impl OpRegistry {
     /// an invalid registration gives [`RegistryError::Invalid`] every time.
     ///
     /// ```
+    /// # use opreg_standard_ops as _; // links the standard ops
     /// use registry_core::registry::{OpRegistry, RegistryError};
     /// use registry_core::spec::OpSpec;
     /// let registry = OpRegistry::new();
@@ -654,6 +678,7 @@ fn error_key(error: &RegistryError) -> (&str, String) {
 /// the binary is enough; this macro does that, with a name that says why.
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// // main.rs of a binary whose Cargo.toml lists crates of ops, say
 /// // kernels-cpu and my-ops: `registry_core::link_ops!(kernels_cpu, my_ops);`
 /// registry_core::link_ops!(registry_core);

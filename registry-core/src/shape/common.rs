@@ -56,10 +56,7 @@ pub fn merge_inputs(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// `incompatible_shape_error` set to false (`Equal`, `NotEqual`) turns
 /// shapes that cannot broadcast into a scalar output instead of an error.
 pub fn broadcast_binary_op(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let incompatible_shape_error = match c.attr("incompatible_shape_error") {
-        Some(_) => c.attr_bool("incompatible_shape_error")?,
-        None => true,
-    };
+    let incompatible_shape_error = c.attr_or("incompatible_shape_error", true)?;
     let (x, y) = (c.input(0)?, c.input(1)?);
     let out = x.broadcast_with(y, incompatible_shape_error)?;
     c.set_output(0, out)

@@ -3,13 +3,13 @@
 
 use std::ops::Range;
 
-use opreg_proto::attr_value::Value;
 use opreg_proto::op_def::ArgDef;
-use opreg_proto::{AttrValue, DataType, NodeDef, OpDef, TensorProto};
+use opreg_proto::{AttrValue, NodeDef, OpDef};
 
 use super::error::{InputLabel, NodeShapeError};
 use super::summary::summarize_node;
 use super::{Dim, Shape, ShapeError, ShapeFn};
+use crate::attr::{AttrProblem, AttrValueError, FromAttrValue, NodeAttrs};
 use crate::node_def::{NodeDefError, name_ranges_for_node};
 use crate::tensor::Tensor;
 
@@ -33,6 +33,7 @@ struct ArgRange<'a> {
 /// [`run`](Self::run).
 ///
 /// ```
+/// # use opreg_standard_ops as _; // links the standard ops
 /// use registry_core::OpRegistry;
 /// use registry_core::proto::NodeDef;
 /// use registry_core::shape::{InferenceContext, Shape};
@@ -210,110 +211,45 @@ impl<'a> InferenceContext<'a> {
 
     // ---- attrs ----
 
+    /// The node's attrs, with the op's defaults.
+    pub fn attrs(&self) -> NodeAttrs<'a> {
+        NodeAttrs::new(self.node, self.op_def)
+    }
+
     /// The value of attr `name`: the node's, else the op's default.
-    pub fn attr(&self, name: &str) -> Option<&'a AttrValue> {
-        self.node.attr.get(name).or_else(|| {
-            self.op_def
-                .attr
-                .iter()
-                .find(|a| a.name == name)
-                .and_then(|a| a.default_value.as_ref())
+    pub fn attr_value(&self, name: &str) -> Option<&'a AttrValue> {
+        self.attrs().value(name)
+    }
+
+    /// Attr `name` converted to `T` (`i64`, `&[i64]`, `&str`, `bool`,
+    /// `DataType`, [`Shape`], ...), as kernels read attrs; an error is
+    /// placed in the node ([`ShapeError::MissingAttr`],
+    /// [`ShapeError::AttrKind`] or [`ShapeError::InvalidAttr`]).
+    pub fn attr<T: FromAttrValue<'a>>(&self, name: &str) -> Result<T, ShapeError> {
+        self.attrs().get(name).map_err(|e| {
+            let attr = e.attr;
+            self.error(match e.problem {
+                AttrProblem::Missing => ShapeError::MissingAttr { attr },
+                AttrProblem::Value(AttrValueError::WrongKind { expected, found }) => {
+                    ShapeError::AttrKind {
+                        attr,
+                        expected,
+                        found,
+                    }
+                }
+                AttrProblem::Value(AttrValueError::Invalid(message)) => {
+                    ShapeError::InvalidAttr { attr, message }
+                }
+            })
         })
     }
 
-    fn attr_value(&self, name: &str) -> Result<&'a Value, ShapeError> {
-        match self.attr(name).and_then(|a| a.value.as_ref()) {
-            Some(v) => Ok(v),
-            None => Err(self.error(ShapeError::MissingAttr {
-                attr: name.to_owned(),
-            })),
-        }
-    }
-
-    fn kind_error(&self, name: &str, expected: &'static str, found: &Value) -> ShapeError {
-        self.error(ShapeError::AttrKind {
-            attr: name.to_owned(),
-            expected,
-            found: value_kind(found),
-        })
-    }
-
-    /// Attr `name` as an `int`.
-    pub fn attr_int(&self, name: &str) -> Result<i64, ShapeError> {
-        match self.attr_value(name)? {
-            Value::I(i) => Ok(*i),
-            other => Err(self.kind_error(name, "int", other)),
-        }
-    }
-
-    /// Attr `name` as a `list(int)`.
-    pub fn attr_ints(&self, name: &str) -> Result<&'a [i64], ShapeError> {
-        match self.attr_value(name)? {
-            Value::List(l) => Ok(&l.i),
-            other => Err(self.kind_error(name, "list(int)", other)),
-        }
-    }
-
-    /// Attr `name` as a `float`.
-    pub fn attr_float(&self, name: &str) -> Result<f32, ShapeError> {
-        match self.attr_value(name)? {
-            Value::F(f) => Ok(*f),
-            other => Err(self.kind_error(name, "float", other)),
-        }
-    }
-
-    /// Attr `name` as a `bool`.
-    pub fn attr_bool(&self, name: &str) -> Result<bool, ShapeError> {
-        match self.attr_value(name)? {
-            Value::B(b) => Ok(*b),
-            other => Err(self.kind_error(name, "bool", other)),
-        }
-    }
-
-    /// Attr `name` as a `string` (which must be UTF-8).
-    pub fn attr_string(&self, name: &str) -> Result<&'a str, ShapeError> {
-        match self.attr_value(name)? {
-            Value::S(s) => std::str::from_utf8(s).map_err(|_| {
-                self.error(ShapeError::InvalidAttr {
-                    attr: name.to_owned(),
-                    message: "the string is not UTF-8".to_owned(),
-                })
-            }),
-            other => Err(self.kind_error(name, "string", other)),
-        }
-    }
-
-    /// Attr `name` as a `type`.
-    pub fn attr_type(&self, name: &str) -> Result<DataType, ShapeError> {
-        match self.attr_value(name)? {
-            Value::Type(t) => DataType::try_from(*t).map_err(|_| {
-                self.error(ShapeError::InvalidAttr {
-                    attr: name.to_owned(),
-                    message: format!("{t} is not a DataType enum value"),
-                })
-            }),
-            other => Err(self.kind_error(name, "type", other)),
-        }
-    }
-
-    /// Attr `name` as a `shape`.
-    pub fn attr_shape(&self, name: &str) -> Result<Shape, ShapeError> {
-        match self.attr_value(name)? {
-            Value::Shape(s) => Shape::from_proto(s).map_err(|e| {
-                self.error(ShapeError::InvalidAttr {
-                    attr: name.to_owned(),
-                    message: e.to_string(),
-                })
-            }),
-            other => Err(self.kind_error(name, "shape", other)),
-        }
-    }
-
-    /// Attr `name` as a `tensor`.
-    pub fn attr_tensor(&self, name: &str) -> Result<&'a TensorProto, ShapeError> {
-        match self.attr_value(name)? {
-            Value::Tensor(t) => Ok(t),
-            other => Err(self.kind_error(name, "tensor", other)),
+    /// Like [`attr`](Self::attr), but `default` when the attr has no value
+    /// at all.
+    pub fn attr_or<T: FromAttrValue<'a>>(&self, name: &str, default: T) -> Result<T, ShapeError> {
+        match self.attr_value(name) {
+            None => Ok(default),
+            Some(_) => self.attr(name),
         }
     }
 
@@ -501,20 +437,5 @@ impl<'a> InferenceContext<'a> {
     /// The shape of output `index`, if set.
     pub fn output(&self, index: usize) -> Option<&Shape> {
         self.outputs.get(index).and_then(Option::as_ref)
-    }
-}
-
-fn value_kind(value: &Value) -> &'static str {
-    match value {
-        Value::List(_) => "list",
-        Value::S(_) => "string",
-        Value::I(_) => "int",
-        Value::F(_) => "float",
-        Value::B(_) => "bool",
-        Value::Type(_) => "type",
-        Value::Shape(_) => "shape",
-        Value::Tensor(_) => "tensor",
-        Value::Placeholder(_) => "placeholder",
-        Value::Func(_) => "func",
     }
 }

@@ -12,12 +12,14 @@
 //!   takes it.
 //! - [`common`]: TF's element-wise `common_shape_fns` (unchanged,
 //!   broadcast, merged, unknown, scalar, none).
-//! - [`infer_shapes`]: the entry point for a graph executor.
+//! - [`infer_shapes`] (and `OpRegistrationData::infer_shapes` for a
+//!   registered op): the entry point for a graph executor.
 //!
 //! ```
+//! # use opreg_standard_ops as _; // Reshape
 //! use registry_core::OpRegistry;
-//! use registry_core::proto::{AttrValue, DataType, NodeDef, attr_value::Value};
-//! use registry_core::shape::{Shape, infer_shapes};
+//! use registry_core::proto::NodeDef;
+//! use registry_core::shape::Shape;
 //! use registry_core::tensor::Tensor;
 //!
 //! let reshape = OpRegistry::global().look_up("Reshape").unwrap();
@@ -31,16 +33,16 @@
 //! let inputs = [Shape::from([4, 6]), Shape::from([2])];
 //!
 //! // The value of `shape` known: the -1 is inferred.
-//! let out = infer_shapes(reshape, &node, &inputs, &[None, Some(&target)]).unwrap();
+//! let out = reshape.infer_shapes(&node, &inputs, &[None, Some(&target)]).unwrap();
 //! assert_eq!(out[0].to_string(), "[3,8]");
 //!
 //! // Unknown: only the rank is known.
-//! let out = infer_shapes(reshape, &node, &inputs, &[]).unwrap();
+//! let out = reshape.infer_shapes(&node, &inputs, &[]).unwrap();
 //! assert_eq!(out[0].to_string(), "[?,?]");
 //!
 //! // A mismatch names the node, the op and the input shapes.
 //! let bad = Tensor::from_vec([2], vec![5i32, 5]).unwrap();
-//! let err = infer_shapes(reshape, &node, &inputs, &[None, Some(&bad)]).unwrap_err();
+//! let err = reshape.infer_shapes(&node, &inputs, &[None, Some(&bad)]).unwrap_err();
 //! assert_eq!(
 //!     err.to_string(),
 //!     "Cannot reshape a tensor with 24 elements to shape [5,5] (25 elements) for \
@@ -59,7 +61,7 @@ mod summary;
 pub use context::InferenceContext;
 pub use dim::Dim;
 pub use error::{InputLabel, NodeShapeError, ShapeError};
-pub use infer::{infer_shapes, infer_shapes_with};
+pub use infer::infer_shapes;
 pub use partial::Shape;
 
 /// A shape function (TF's `SetShapeFn`): reads the node's attrs and input

@@ -8,6 +8,7 @@ use opreg_proto::TensorShapeProto;
 use opreg_proto::tensor_shape_proto::Dim as ProtoDim;
 
 use super::{Dim, ShapeError};
+use crate::attr::{AttrValueError, FromAttrValue};
 use crate::tensor::TensorShape;
 
 /// A partially known shape (TF's `ShapeHandle` / `PartialTensorShape`):
@@ -497,5 +498,13 @@ impl fmt::Display for Shape {
 impl fmt::Debug for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+/// A `shape` attr as a partially known shape.
+impl<'a> FromAttrValue<'a> for Shape {
+    fn from_attr_value(value: &'a opreg_proto::AttrValue) -> Result<Self, AttrValueError> {
+        let proto = <&TensorShapeProto>::from_attr_value(value)?;
+        Shape::from_proto(proto).map_err(|e| AttrValueError::Invalid(e.to_string()))
     }
 }

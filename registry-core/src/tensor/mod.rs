@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use opreg_proto::{DataType, DataTypeExt};
 
-use crate::device::{DeviceBuffer, DeviceError};
+use crate::memory::{DEVICE_CPU, DeviceBuffer, DeviceError};
 
 pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, is_supported};
 pub use proto::DEFAULT_MAX_PROTO_BYTES;
@@ -351,7 +351,7 @@ impl Tensor {
     pub fn device_type(&self) -> &'static str {
         match &self.storage {
             Storage::Device(d) => d.device_type(),
-            _ => crate::kernel::DEVICE_CPU,
+            _ => DEVICE_CPU,
         }
     }
 
@@ -375,7 +375,8 @@ impl Tensor {
 
     /// This tensor with its elements in host memory: itself (shared) when
     /// they already are, else a copy read back from the device (which waits
-    /// for the device's queued work).
+    /// for the device's queued work). Device bytes of a `bool` tensor other
+    /// than 0 are read as `true`.
     ///
     /// ```
     /// use registry_core::tensor::Tensor;
@@ -405,6 +406,13 @@ impl Tensor {
             }));
         }
         device.memory().copy_to_host(bytes)?;
+        if self.dtype == DataType::DtBool {
+            // Device memory is only bytes (a kernel may leave an output
+            // unwritten, or write any byte): a `bool` must be 0 or 1.
+            for b in bytes.iter_mut() {
+                *b = u8::from(*b != 0);
+            }
+        }
         Ok(host)
     }
 

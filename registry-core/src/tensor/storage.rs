@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::TensorError;
-use crate::device::DeviceBuffer;
+use crate::memory::DeviceBuffer;
 
 /// The alignment of every [`HostBuffer`] of more than [`INLINE_CAPACITY`]
 /// bytes (TensorFlow's `EIGEN_MAX_ALIGN_BYTES` on AVX-512 hosts).

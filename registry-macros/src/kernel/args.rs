@@ -28,6 +28,8 @@ pub(crate) struct KernelArgs {
     pub(crate) priority: Option<LitInt>,
     pub(crate) priority_negative: bool,
     pub(crate) krate: Option<Path>,
+    /// `sources = path`: the registration's `KernelSourcesFn`.
+    pub(crate) sources: Option<Path>,
 }
 
 /// A value after `=`: a path, a string, an integer or a bracketed list.
@@ -85,7 +87,15 @@ impl Parse for Entry {
     }
 }
 
-const KEYS: &[&str] = &["op", "device", "host_memory", "label", "priority", "crate"];
+const KEYS: &[&str] = &[
+    "op",
+    "device",
+    "host_memory",
+    "label",
+    "priority",
+    "sources",
+    "crate",
+];
 
 /// Parses the attribute's arguments, recording every problem in `errors`.
 pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> KernelArgs {
@@ -153,6 +163,10 @@ pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> KernelArgs
                 duplicate(errors, args.krate.is_some());
                 args.krate = Some(p);
             }
+            ("sources", Value::Path(p)) => {
+                duplicate(errors, args.sources.is_some());
+                args.sources = Some(p);
+            }
             (k, _) if KEYS.contains(&k) => errors.spanned(&key, expected_form(k)),
             (_, Value::List(items)) => {
                 if args.constraints.iter().any(|c| c.attr == key) {
@@ -194,6 +208,7 @@ fn expected_form(key: &str) -> &'static str {
         "host_memory" => "expected `host_memory = [\"arg\", ...]`",
         "label" => "expected `label = \"...\"`",
         "priority" => "expected `priority = <integer>`",
+        "sources" => "expected `sources = path::to::function`, a `KernelSourcesFn`",
         _ => "expected `crate = path::to::registry_core`",
     }
 }

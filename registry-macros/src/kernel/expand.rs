@@ -232,6 +232,13 @@ fn emit_registrations(
         .unwrap_or(0);
     let host_memory = args.host_memory.iter().map(|s| s.value());
     let host_memory = quote!(&[#(#host_memory),*]);
+    let sources = match &args.sources {
+        Some(path) => {
+            quote_spanned!(path.segments.last().map(|s| s.ident.span()).unwrap_or_else(Span::call_site)=>
+            ::core::option::Option::Some(#path as #krate::kernel::KernelSourcesFn))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let mut out = TokenStream::new();
     for (n, combo) in combinations(&args.constraints).iter().enumerate() {
         let constraints = args.constraints.iter().zip(combo).map(|(c, &i)| {
@@ -300,6 +307,7 @@ fn emit_registrations(
                     priority: #priority,
                     factory: #factory_ident,
                     kernel_name: ::core::concat!(::core::module_path!(), #item_name),
+                    sources: #sources,
                     location: #krate::__private::SourceLocation {
                         file: ::core::file!(),
                         line: ::core::line!(),

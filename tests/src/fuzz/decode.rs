@@ -7,7 +7,8 @@
 
 use opreg_runtime::Graph;
 use prost::Message;
-use registry_core::kernel::{DEVICE_CPU, create_op_kernel};
+use registry_core::device::DEVICE_CPU;
+use registry_core::kernel::create_op_kernel;
 use registry_core::node_def::{add_defaults_to_node_def, in_out_types_for_node, validate_node_def};
 use registry_core::proto::{GraphDef, NodeDef, OpList, TensorProto, TextFormat};
 use registry_core::registry::OpRegistry;

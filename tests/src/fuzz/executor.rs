@@ -18,7 +18,8 @@ use std::sync::OnceLock;
 
 use arbitrary::{Result, Unstructured};
 use opreg_runtime::{Endpoint, Graph, Session};
-use registry_core::kernel::{DEVICE_CPU, KernelRegistry};
+use registry_core::device::DEVICE_CPU;
+use registry_core::kernel::KernelRegistry;
 use registry_core::proto::attr_value::Value;
 use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, OpDef, TextFormat};
 use registry_core::registry::OpRegistry;

@@ -3,15 +3,15 @@
 //! and passed by value), then a division when `normalize` is set.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, DeviceRepr, PushKernelArg};
-use opreg_cuda::{GpuDevice, KernelSource, cuda_type, gpu_bytes, gpu_error, grid_for};
+use opreg_cuda::{GpuContext, GpuTensors, cuda_type, gpu_error, gpu_input_ptr, grid_for};
 use registry_core::kernel;
 use registry_core::kernel::{
-    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+    BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
+    OpKernelContext, constraint_types,
 };
-use registry_core::proto::DataType;
+use registry_core::proto::{DataType, DataTypeExt};
 
 use crate::WeightedSum;
 use crate::weighted::{Weighted, WeightedInputs, weighted_inputs};
@@ -50,11 +50,35 @@ extern "C" __global__ void divide({t}* y, {t} d, index_t n) {{
     ))
 }
 
-/// `WeightedSum` on the GPU for `T`, with `weights` in host memory.
-#[kernel(op = WeightedSum, device = GPU, T = [float, double, int32], host_memory = ["weights"])]
+/// The source of `dtype`, or why there is none.
+fn source_of(dtype: DataType) -> Result<KernelSource, KernelError> {
+    weighted_sum_source(dtype).ok_or_else(|| {
+        KernelError::unimplemented(format!(
+            "WeightedSum has no GPU kernel for {}",
+            dtype.type_name()
+        ))
+    })
+}
+
+fn weighted_sum_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    constraint_types(reg, "T")
+        .unwrap_or(&[])
+        .iter()
+        .map(|&dtype| source_of(dtype))
+        .collect()
+}
+
+/// `WeightedSum` on the GPU for `T`, with `weights` in host memory (read on
+/// the host and passed to the kernel by value, as `T`).
+#[kernel(
+    op = WeightedSum,
+    device = GPU,
+    T = [float, double, int32],
+    host_memory = ["weights"],
+    sources = weighted_sum_sources
+)]
 struct WeightedSumGpu<T> {
     normalize: bool,
-    device: Arc<GpuDevice>,
     axpy: CudaFunction,
     divide: CudaFunction,
     _type: PhantomData<fn() -> T>,
@@ -62,15 +86,12 @@ struct WeightedSumGpu<T> {
 
 impl<T: Weighted + DeviceRepr> BuildKernel for WeightedSumGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let device = GpuDevice::get()?;
-        let source = weighted_sum_source(T::DTYPE).ok_or_else(|| {
-            KernelError::unimplemented(format!("WeightedSum has no GPU kernel for {:?}", T::DTYPE))
-        })?;
+        let source = source_of(T::DTYPE)?;
+        let gpu = ctx.gpu()?;
         Ok(Self {
             normalize: ctx.attr("normalize")?,
-            axpy: device.function(&source, "axpy")?,
-            divide: device.function(&source, "divide")?,
-            device,
+            axpy: gpu.function(&source, "axpy")?,
+            divide: gpu.function(&source, "divide")?,
             _type: PhantomData,
         })
     }
@@ -85,15 +106,22 @@ impl<T: Weighted + DeviceRepr> OpKernel for WeightedSumGpu<T> {
             divisor,
         } = weighted_inputs::<T>(ctx, self.normalize)?;
         let n = shape.num_elements();
-        let bytes = n * std::mem::size_of::<T>();
+        let inputs: Vec<u64> = values
+            .iter()
+            .enumerate()
+            .map(|(index, value)| gpu_input_ptr(value, index, T::DTYPE))
+            .collect::<Result<_, _>>()?;
         // Zeroed: the launches below accumulate into it.
-        let mut out = self.device.alloc_zeroed(bytes)?;
+        let gpu = ctx.gpu()?;
+        let zeros = gpu.zeros(T::DTYPE, shape)?;
+        ctx.set_output(0, zeros)?;
+        let out = ctx.gpu_output(0)?;
+        let stream = ctx.gpu()?.stream();
         if n > 0 {
             let count = n as i64;
-            for (index, (value, weight)) in values.iter().zip(&weights).enumerate() {
-                let x = gpu_bytes(value, index)?;
-                let mut launch = self.device.stream().launch_builder(&self.axpy);
-                launch.arg(x).arg(&mut out).arg(weight).arg(&count);
+            for (x, weight) in inputs.iter().zip(&weights) {
+                let mut launch = stream.launch_builder(&self.axpy);
+                launch.arg(x).arg(&out).arg(weight).arg(&count);
                 // SAFETY: `axpy(const T*, T*, T, index_t)` takes these
                 // arguments; `x` and `out` hold `n` elements of `T`
                 // (`weighted_inputs` checked every value's shape).
@@ -101,15 +129,14 @@ impl<T: Weighted + DeviceRepr> OpKernel for WeightedSumGpu<T> {
                     .map_err(|e| gpu_error("launching WeightedSum", e))?;
             }
             if let Some(divisor) = divisor {
-                let mut launch = self.device.stream().launch_builder(&self.divide);
-                launch.arg(&mut out).arg(&divisor).arg(&count);
+                let mut launch = stream.launch_builder(&self.divide);
+                launch.arg(&out).arg(&divisor).arg(&count);
                 // SAFETY: `divide(T*, T, index_t)` takes these arguments;
                 // `out` holds `n` elements of `T`.
                 unsafe { launch.launch(grid_for(n)) }
                     .map_err(|e| gpu_error("launching WeightedSum", e))?;
             }
         }
-        let output = self.device.tensor(T::DTYPE, shape, out)?;
-        ctx.set_output(0, output)
+        Ok(())
     }
 }

@@ -1,11 +1,12 @@
-//! [`DeviceMemory`] (what a backend keeps a tensor's elements in) and
-//! [`DeviceBuffer`], the shared handle a [`Tensor`](crate::tensor::Tensor)
-//! holds.
+//! Where a tensor's elements live when not on the host: [`DeviceMemory`]
+//! (a backend's block of device memory), [`DeviceBuffer`] (the shared
+//! handle a [`Tensor`](crate::tensor::Tensor) holds) and [`DeviceError`];
+//! and the names of the device types kernels are registered for.
+//!
+//! Tensors and devices both build on this module; it builds on neither.
 
 use std::any::Any;
 use std::sync::Arc;
-
-use super::DeviceError;
 
 /// A block of device memory holding one tensor's elements, owned by a
 /// backend. The backend downcasts it back to its own type
@@ -103,5 +104,64 @@ impl DeviceBuffer {
     /// The number of handles sharing the memory.
     pub fn ref_count(&self) -> usize {
         Arc::strong_count(&self.memory)
+    }
+}
+
+/// The CPU device type: host memory.
+pub const DEVICE_CPU: &str = "CPU";
+/// The GPU device type.
+pub const DEVICE_GPU: &str = "GPU";
+
+/// Errors from opening a device, moving tensors to and from it, or its
+/// driver.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// No linked backend registers this device type.
+    #[error(
+        "no {device_type} device: no backend for {device_type} is linked into this program{}",
+        linked_note(.linked)
+    )]
+    NotLinked {
+        /// The device type asked for.
+        device_type: String,
+        /// The device types that are linked.
+        linked: Vec<String>,
+    },
+    /// The backend is linked but found no usable device (no driver, no
+    /// library, no hardware).
+    #[error("no {device_type} device: {reason}")]
+    NotFound {
+        /// The device type asked for.
+        device_type: String,
+        /// What the probe found missing.
+        reason: String,
+    },
+    /// A driver or library call failed.
+    #[error("{device}: {operation} failed: {message}")]
+    Driver {
+        /// The device (`"GPU:0"`).
+        device: String,
+        /// What was being done (`"copy to host"`).
+        operation: String,
+        /// The driver's message.
+        message: String,
+    },
+    /// A tensor could not be moved: wrong dtype (strings stay on the host),
+    /// wrong device, or a size mismatch.
+    #[error("{device}: cannot transfer the tensor: {reason}")]
+    Transfer {
+        /// The device.
+        device: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn linked_note(linked: &[String]) -> String {
+    if linked.is_empty() {
+        " (none is; opreg-cuda adds GPU)".to_owned()
+    } else {
+        format!(" (linked: {})", linked.join(", "))
     }
 }

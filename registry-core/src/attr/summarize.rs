@@ -1,15 +1,13 @@
-//! Short text forms of attr values and kernel registrations, as TensorFlow
-//! prints them in "no kernel registered" messages (`SummarizeAttrValue`).
+//! Short text forms of attr values, as TensorFlow prints them in node
+//! summaries and "no kernel registered" messages (`SummarizeAttrValue`).
 
 use std::fmt::Write;
 
 use opreg_proto::attr_value::Value;
 use opreg_proto::{AttrValue, DataType, NodeDef};
 
-use super::KernelRegistration;
-
 /// `DT_FLOAT` for a raw dtype value (or the number when unknown).
-fn dtype_name(raw: i32) -> String {
+pub(crate) fn dtype_name(raw: i32) -> String {
     match DataType::try_from(raw) {
         Ok(t) => t.as_str_name().to_owned(),
         Err(_) => raw.to_string(),
@@ -20,7 +18,7 @@ fn dtype_name(raw: i32) -> String {
 /// `[1, 2]`, `[DT_FLOAT, DT_INT32]`.
 ///
 /// ```
-/// use registry_core::kernel::summarize_attr_value;
+/// use registry_core::attr::summarize_attr_value;
 /// use registry_core::proto::{AttrValue, attr_value::Value, DataType};
 /// let v = AttrValue { value: Some(Value::Type(DataType::DtFloat as i32)) };
 /// assert_eq!(summarize_attr_value(&v), "DT_FLOAT");
@@ -88,23 +86,6 @@ pub fn summarize_node_attrs(node: &NodeDef) -> String {
             out.push_str(", ");
         }
         let _ = write!(out, "{name}={}", summarize_attr_value(value));
-    }
-    out
-}
-
-/// A registration as TF lists it: `device='CPU'; T in [DT_FLOAT]`, with the
-/// label and priority when set.
-pub fn summarize_registration(reg: &KernelRegistration) -> String {
-    let mut out = format!("device='{}'", reg.device);
-    if !reg.label.is_empty() {
-        let _ = write!(out, "; label='{}'", reg.label);
-    }
-    for c in reg.constraints {
-        let types: Vec<String> = c.types.iter().map(|&t| dtype_name(t as i32)).collect();
-        let _ = write!(out, "; {} in [{}]", c.attr, types.join(", "));
-    }
-    if reg.priority != 0 {
-        let _ = write!(out, "; priority={}", reg.priority);
     }
     out
 }

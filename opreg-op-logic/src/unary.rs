@@ -1,0 +1,78 @@
+//! The element-wise unary functions of the standard ops, in one table for
+//! every device: each entry is an op, what it computes on the CPU (a Rust
+//! expression of `x`, written against `kernels-cpu`'s scalar traits), what
+//! it computes on the GPU (a CUDA C expression of `x` per kind of element),
+//! and the types each device registers. `kernels-cpu` and `kernels-cuda`
+//! each expand the table into their kernels ([`unary_functions!`]), so a
+//! new element-wise unary op is one entry here (and its `#[op]`
+//! declaration).
+//!
+//! The GPU kinds: `float` (`float`, and `half` and `bfloat16`, computed in
+//! `float` and rounded once), `double`, `signed` and `unsigned` integers
+//! (arithmetic that wraps goes through the prelude's `wrap_*` helpers).
+//! In a GPU expression, `x` is the element in its compute type `C`, and
+//! `T` is the element type.
+//!
+//! ```
+//! // What an expansion sees: the op names, in table order.
+//! macro_rules! names {
+//!     ($($(#[$doc:meta])* $op:ident($x:ident) [$group:literal]:
+//!         cpu <$t:ident: $bound:path> $cpu:expr, for [$($ct:ident),*];
+//!         gpu {$($kind:ident: $gpu:literal),*} for [$($gt:ident),*];)*) => {
+//!         [$(stringify!($op)),*]
+//!     };
+//! }
+//! let names = opreg_op_logic::unary_functions!(names);
+//! assert!(names.contains(&"Abs") && names.contains(&"Relu"));
+//! ```
+
+/// Calls `$callback!` with every element-wise unary function of the
+/// standard ops (see the [module docs](self) for the entries' form):
+///
+/// ```text
+/// /// doc
+/// Op(x) ["cargo feature group"]:
+///     cpu <T: Bound> expression of x, for [CPU types];
+///     gpu {kind: "CUDA C expression of x", ...} for [GPU types];
+/// ```
+#[macro_export]
+macro_rules! unary_functions {
+    ($callback:ident) => {
+        $callback! {
+            /// `|x|` (wrapping for integers: `abs(MIN) = MIN`).
+            Abs(x) ["math"]: cpu <T: AbsOp> x.tf_abs(), for [float, double, int8, int16, int32, int64, half, bfloat16];
+                gpu {float: "fabsf(x)", double: "fabs(x)", signed: "wrap_abs(x)"} for [half, bfloat16, float, double, int32, int64];
+            /// `-x` (wrapping for integers).
+            Neg(x) ["math"]: cpu <T: NegOp> x.tf_neg(), for [float, double, int8, int16, int32, int64, half, bfloat16, complex64, complex128];
+                gpu {float: "-x", double: "-x", signed: "wrap_neg(x)"} for [half, bfloat16, float, double, int32, int64];
+            /// `x * x` (wrapping for integers).
+            Square(x) ["math"]: cpu <T: Number> x.mul_wrap(x), for [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128];
+                gpu {float: "x * x", double: "x * x", signed: "wrap_mul(x, x)", unsigned: "wrap_mul(x, x)"} for [half, bfloat16, float, double, int32, int64];
+            /// The largest integer not greater than `x`.
+            Floor(x) ["math"]: cpu <T: Float> num_traits::Float::floor(x), for [float, double, half, bfloat16];
+                gpu {float: "floorf(x)", double: "floor(x)"} for [half, bfloat16, float, double];
+            /// `e^x`.
+            Exp(x) ["math"]: cpu <T: Transcendental> x.tf_exp(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "expf(x)", double: "exp(x)"} for [half, bfloat16, float, double];
+            /// The natural logarithm.
+            Log(x) ["math"]: cpu <T: Transcendental> x.tf_log(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "logf(x)", double: "log(x)"} for [half, bfloat16, float, double];
+            /// The square root.
+            Sqrt(x) ["math"]: cpu <T: Transcendental> x.tf_sqrt(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "sqrtf(x)", double: "sqrt(x)"} for [half, bfloat16, float, double];
+            /// `1 / sqrt(x)`.
+            Rsqrt(x) ["math"]: cpu <T: Transcendental> x.tf_rsqrt(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "rsqrtf(x)", double: "rsqrt(x)"} for [half, bfloat16, float, double];
+            /// `1 / (1 + e^-x)`, as Eigen's logistic: `e / (1 + e)` with
+            /// `e = exp(x)`, and 1 where `e` overflows.
+            Sigmoid(x) ["math"]: cpu <T: Transcendental> x.tf_sigmoid(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "sigmoid_of<T>(x)", double: "sigmoid_of<T>(x)"} for [half, bfloat16, float, double];
+            /// The hyperbolic tangent.
+            Tanh(x) ["math"]: cpu <T: Transcendental> x.tf_tanh(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "tanhf(x)", double: "tanh(x)"} for [half, bfloat16, float, double];
+            /// `max(x, 0)`, keeping NaN and `-0` as Eigen's `cwiseMax` does.
+            Relu(x) ["nn"]: cpu <T: ReluOp> x.tf_relu(), for [float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64];
+                gpu {float: "x < (C)0 ? (C)0 : x", double: "x < (C)0 ? (C)0 : x"} for [half, bfloat16, float, double];
+        }
+    };
+}
