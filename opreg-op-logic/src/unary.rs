@@ -46,7 +46,7 @@ macro_rules! unary_functions {
             Neg(x) ["math"]: cpu <T: NegOp> x.tf_neg(), for [float, double, int8, int16, int32, int64, half, bfloat16, complex64, complex128];
                 gpu {float: "-x", double: "-x", signed: "wrap_neg(x)"} for [half, bfloat16, float, double, int32, int64];
             /// `x * x` (wrapping for integers).
-            Square(x) ["math"]: cpu <T: Number> x.mul_wrap(x), for [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128];
+            Square(x) ["math"]: cpu <T: Number> x.mul_wrap(x), for [realnumbertype, complex64, complex128];
                 gpu {float: "x * x", double: "x * x", signed: "wrap_mul(x, x)", unsigned: "wrap_mul(x, x)"} for [half, bfloat16, float, double, int32, int64];
             /// The largest integer not greater than `x`.
             Floor(x) ["math"]: cpu <T: Float> num_traits::Float::floor(x), for [float, double, half, bfloat16];
@@ -71,7 +71,7 @@ macro_rules! unary_functions {
             Tanh(x) ["math"]: cpu <T: Transcendental> x.tf_tanh(), for [float, double, half, bfloat16, complex64, complex128];
                 gpu {float: "tanhf(x)", double: "tanh(x)"} for [half, bfloat16, float, double];
             /// `max(x, 0)`, keeping NaN and `-0` as Eigen's `cwiseMax` does.
-            Relu(x) ["nn"]: cpu <T: ReluOp> x.tf_relu(), for [float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64];
+            Relu(x) ["nn"]: cpu <T: ReluOp> x.tf_relu(), for [realnumbertype];
                 gpu {float: "x < (C)0 ? (C)0 : x", double: "x < (C)0 ? (C)0 : x"} for [half, bfloat16, float, double];
         }
     };

@@ -1,5 +1,8 @@
-//! TensorFlow's names for [`DataType`] values (`float`, `int32`, ...), as
-//! `DataTypeString` and the spec language use them.
+//! The one table of TensorFlow's data types ([`DATA_TYPES`]): each type's
+//! name (`float`, `int32`, as `DataTypeString` and the spec language use
+//! them), the size of its elements in a tensor, and the Rust element type
+//! opreg's tensors hold it as. Names, sizes and Rust types are read from it
+//! everywhere (the spec parser, `#[kernel]`, tensors, the GPU kernels).
 
 use crate::DataType;
 
@@ -22,42 +25,95 @@ pub trait DataTypeExt: Sized {
     fn to_ref(self) -> Self;
     /// The base form of a reference type (`DT_FLOAT_REF` -> `DT_FLOAT`).
     fn base(self) -> Self;
+    /// The type's row of [`DATA_TYPES`] (`None` for `DT_INVALID` and
+    /// reference types).
+    fn info(self) -> Option<&'static DataTypeInfo>;
+    /// The size in bytes of one element in a tensor's buffer, for the
+    /// fixed-size types a tensor holds (quantized types as their integers);
+    /// `None` for strings, resources, variants, the float8 and sub-byte
+    /// types and reference types.
+    fn element_size(self) -> Option<usize>;
 }
 
-/// (short name, base type) for every base type, in enum order.
-const NAMES: &[(&str, DataType)] = &[
-    ("float", DataType::DtFloat),
-    ("double", DataType::DtDouble),
-    ("int32", DataType::DtInt32),
-    ("uint8", DataType::DtUint8),
-    ("int16", DataType::DtInt16),
-    ("int8", DataType::DtInt8),
-    ("string", DataType::DtString),
-    ("complex64", DataType::DtComplex64),
-    ("int64", DataType::DtInt64),
-    ("bool", DataType::DtBool),
-    ("qint8", DataType::DtQint8),
-    ("quint8", DataType::DtQuint8),
-    ("qint32", DataType::DtQint32),
-    ("bfloat16", DataType::DtBfloat16),
-    ("qint16", DataType::DtQint16),
-    ("quint16", DataType::DtQuint16),
-    ("uint16", DataType::DtUint16),
-    ("complex128", DataType::DtComplex128),
-    ("half", DataType::DtHalf),
-    ("resource", DataType::DtResource),
-    ("variant", DataType::DtVariant),
-    ("uint32", DataType::DtUint32),
-    ("uint64", DataType::DtUint64),
-    ("float8_e5m2", DataType::DtFloat8E5m2),
-    ("float8_e4m3fn", DataType::DtFloat8E4m3fn),
-    ("float8_e4m3fnuz", DataType::DtFloat8E4m3fnuz),
-    ("float8_e4m3b11fnuz", DataType::DtFloat8E4m3b11fnuz),
-    ("float8_e5m2fnuz", DataType::DtFloat8E5m2fnuz),
-    ("int4", DataType::DtInt4),
-    ("uint4", DataType::DtUint4),
-    ("int2", DataType::DtInt2),
-    ("uint2", DataType::DtUint2),
+/// One row of [`DATA_TYPES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataTypeInfo {
+    /// The type.
+    pub dtype: DataType,
+    /// TensorFlow's short name (`DataTypeString`).
+    pub name: &'static str,
+    /// The size of one element in a tensor's buffer, when opreg's tensors
+    /// hold the type as fixed-size elements.
+    pub size: Option<usize>,
+    /// The Rust element type opreg's tensors use for it (`f32`, `f16`,
+    /// `Complex64`; the quantized types have none of their own).
+    pub rust: Option<&'static str>,
+}
+
+const fn row(
+    dtype: DataType,
+    name: &'static str,
+    size: Option<usize>,
+    rust: Option<&'static str>,
+) -> DataTypeInfo {
+    DataTypeInfo {
+        dtype,
+        name,
+        size,
+        rust,
+    }
+}
+
+/// Every base type, in enum order: TensorFlow's name, the element size in a
+/// tensor, the Rust element type.
+pub const DATA_TYPES: &[DataTypeInfo] = &[
+    row(DataType::DtFloat, "float", Some(4), Some("f32")),
+    row(DataType::DtDouble, "double", Some(8), Some("f64")),
+    row(DataType::DtInt32, "int32", Some(4), Some("i32")),
+    row(DataType::DtUint8, "uint8", Some(1), Some("u8")),
+    row(DataType::DtInt16, "int16", Some(2), Some("i16")),
+    row(DataType::DtInt8, "int8", Some(1), Some("i8")),
+    row(DataType::DtString, "string", None, None),
+    row(
+        DataType::DtComplex64,
+        "complex64",
+        Some(8),
+        Some("Complex64"),
+    ),
+    row(DataType::DtInt64, "int64", Some(8), Some("i64")),
+    row(DataType::DtBool, "bool", Some(1), Some("bool")),
+    row(DataType::DtQint8, "qint8", Some(1), None),
+    row(DataType::DtQuint8, "quint8", Some(1), None),
+    row(DataType::DtQint32, "qint32", Some(4), None),
+    row(DataType::DtBfloat16, "bfloat16", Some(2), Some("bf16")),
+    row(DataType::DtQint16, "qint16", Some(2), None),
+    row(DataType::DtQuint16, "quint16", Some(2), None),
+    row(DataType::DtUint16, "uint16", Some(2), Some("u16")),
+    row(
+        DataType::DtComplex128,
+        "complex128",
+        Some(16),
+        Some("Complex128"),
+    ),
+    row(DataType::DtHalf, "half", Some(2), Some("f16")),
+    row(DataType::DtResource, "resource", None, None),
+    row(DataType::DtVariant, "variant", None, None),
+    row(DataType::DtUint32, "uint32", Some(4), Some("u32")),
+    row(DataType::DtUint64, "uint64", Some(8), Some("u64")),
+    row(DataType::DtFloat8E5m2, "float8_e5m2", None, None),
+    row(DataType::DtFloat8E4m3fn, "float8_e4m3fn", None, None),
+    row(DataType::DtFloat8E4m3fnuz, "float8_e4m3fnuz", None, None),
+    row(
+        DataType::DtFloat8E4m3b11fnuz,
+        "float8_e4m3b11fnuz",
+        None,
+        None,
+    ),
+    row(DataType::DtFloat8E5m2fnuz, "float8_e5m2fnuz", None, None),
+    row(DataType::DtInt4, "int4", None, None),
+    row(DataType::DtUint4, "uint4", None, None),
+    row(DataType::DtInt2, "int2", None, None),
+    row(DataType::DtUint2, "uint2", None, None),
 ];
 
 const REF_OFFSET: i32 = 100;
@@ -65,11 +121,7 @@ const REF_OFFSET: i32 = 100;
 impl DataTypeExt for DataType {
     fn type_name(self) -> &'static str {
         let base = self.base();
-        let name = NAMES
-            .iter()
-            .find(|(_, t)| *t == base)
-            .map(|(n, _)| *n)
-            .unwrap_or("invalid");
+        let name = base.info().map_or("invalid", |r| r.name);
         if self.is_ref() {
             // Leaked once per distinct ref type; bounded by the enum's size.
             ref_name(base, name)
@@ -84,10 +136,10 @@ impl DataTypeExt for DataType {
             "float64" => return Ok(DataType::DtDouble),
             _ => {}
         }
-        NAMES
+        DATA_TYPES
             .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, t)| *t)
+            .find(|r| r.name == name)
+            .map(|r| r.dtype)
             .ok_or_else(|| UnknownDataType(name.to_owned()))
     }
 
@@ -109,6 +161,14 @@ impl DataTypeExt for DataType {
             self
         }
     }
+
+    fn info(self) -> Option<&'static DataTypeInfo> {
+        DATA_TYPES.iter().find(|r| r.dtype == self)
+    }
+
+    fn element_size(self) -> Option<usize> {
+        self.info().and_then(|r| r.size)
+    }
 }
 
 fn ref_name(base: DataType, name: &'static str) -> &'static str {
@@ -128,9 +188,28 @@ mod tests {
 
     #[test]
     fn names_round_trip_for_every_base_type() {
-        for (name, dtype) in NAMES {
-            assert_eq!(DataType::from_type_name(name).unwrap(), *dtype);
-            assert_eq!(dtype.type_name(), *name);
+        for r in DATA_TYPES {
+            assert_eq!(DataType::from_type_name(r.name).unwrap(), r.dtype);
+            assert_eq!(r.dtype.type_name(), r.name);
+        }
+        // Every base type of the enum has its row.
+        let base = (1..100).filter_map(|v| DataType::try_from(v).ok()).count();
+        assert_eq!(base, DATA_TYPES.len());
+    }
+
+    #[test]
+    fn sizes_and_rust_types() {
+        assert_eq!(DataType::DtHalf.element_size(), Some(2));
+        assert_eq!(DataType::DtQint32.element_size(), Some(4));
+        assert_eq!(DataType::DtString.element_size(), None);
+        assert_eq!(DataType::DtFloatRef.element_size(), None);
+        assert_eq!(
+            DataType::DtComplex128.info().unwrap().rust,
+            Some("Complex128")
+        );
+        // A Rust type names one type only.
+        for r in DATA_TYPES.iter().filter(|r| r.rust.is_some()) {
+            assert_eq!(DATA_TYPES.iter().filter(|o| o.rust == r.rust).count(), 1);
         }
     }
 

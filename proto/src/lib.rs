@@ -31,7 +31,7 @@ mod generated {
 }
 
 pub use attr_from::ListElement;
-pub use data_type::{DataTypeExt, UnknownDataType};
+pub use data_type::{DATA_TYPES, DataTypeExt, DataTypeInfo, UnknownDataType};
 pub use generated::*;
 pub use prost_reflect;
 pub use text_format::{TextFormat, TextFormatError, descriptor_pool};

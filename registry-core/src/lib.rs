@@ -48,6 +48,7 @@ pub mod __private {
     pub use crate::tensor::TensorElement;
     pub use inventory;
     pub use opreg_proto::DataType;
+    pub use registry_macros::__check_kernel as check_kernel;
 }
 
 /// The README's Rust examples, compiled and run as doctests so they stay true.

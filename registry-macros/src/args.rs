@@ -130,19 +130,10 @@ fn parse_raw(input: ParseStream<'_>) -> syn::Result<RawArg> {
     )))
 }
 
-/// The nearest known word to `word`, if one is close enough to be a typo.
+/// The nearest known word to `word`, if one is close enough to be a typo
+/// (the one suggestion rule, `registry_spec::suggest`).
 pub(crate) fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let word_lower = word.to_ascii_lowercase();
-    candidates
-        .iter()
-        .map(|&c| (strsim::damerau_levenshtein(&word_lower, c), c))
-        .filter(|&(d, c)| {
-            let limit = (c.len().max(word.len()) / 3).max(1);
-            d <= limit
-                || (word.len() >= 3 && (c.starts_with(&word_lower) || word_lower.starts_with(c)))
-        })
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
+    registry_spec::suggest::nearest(word, candidates.iter().copied())
 }
 
 fn unknown_key_message(key: &str) -> String {

@@ -20,6 +20,7 @@ use crate::errors::Errors;
 /// The type `#[op]` implements `Op` for, when there is one.
 struct Target {
     ident: Ident,
+    vis: syn::Visibility,
     /// `false` for generic structs: no impl can be emitted for them.
     can_impl: bool,
 }
@@ -54,6 +55,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             (
                 Some(Target {
                     ident: s.ident.clone(),
+                    vis: s.vis.clone(),
                     can_impl,
                 }),
                 &s.attrs[..],
@@ -68,6 +70,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             (
                 Some(Target {
                     ident: e.ident.clone(),
+                    vis: e.vis.clone(),
                     can_impl,
                 }),
                 &e.attrs[..],
@@ -82,6 +85,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             (
                 Some(Target {
                     ident: u.ident.clone(),
+                    vis: u.vis.clone(),
                     can_impl,
                 }),
                 &u.attrs[..],
@@ -109,7 +113,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     let generated = match spec.build() {
         Ok(op_def) if errors.is_empty() && target.can_impl => {
-            Some(emit_op(&krate, &target.ident, &op_def, &args))
+            let check = crate::kernel::check::op_macro(&target.ident, &target.vis, Some(&op_def));
+            let op = emit_op(&krate, &target.ident, &op_def, &args);
+            Some(quote!(#op #check))
         }
         Ok(_) => None,
         Err(spec_errors) => {
@@ -125,10 +131,14 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let generated = generated.unwrap_or_else(|| {
+        // The kernel-check macro accepts every kernel of an op with errors:
+        // its errors are the op's.
+        let check = crate::kernel::check::op_macro(&target.ident, &target.vis, None);
         if target.can_impl {
-            emit_fallback(&krate, &target.ident, &op_name)
+            let fallback = emit_fallback(&krate, &target.ident, &op_name);
+            quote!(#fallback #check)
         } else {
-            TokenStream::new()
+            check
         }
     });
     let errors = errors.into_compile_errors();

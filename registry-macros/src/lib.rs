@@ -192,3 +192,12 @@ pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(args.into(), item.into()).into()
 }
+
+/// Compares a kernel with its op's signature while macros expand (what the
+/// hidden macro `#[op]` emits beside each op calls, for `#[kernel]`). Not a
+/// public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __check_kernel(input: TokenStream) -> TokenStream {
+    kernel::check::check(input.into()).into()
+}

@@ -99,7 +99,7 @@ fn parse_into(spec: &str, arg: &mut ArgDef, op_def: &OpDef) -> Result<(), Failur
                 }
                 return Err(
                     Failure::at(K::UnknownAttr(type_or_attr.to_owned()), type_range)
-                        .suggest(nearest(type_or_attr, candidates)),
+                        .suggest(nearest(type_or_attr, candidates).map(str::to_owned)),
                 );
             }
             Some(attr) if attr.r#type == "type" => arg.type_attr = type_or_attr.to_owned(),

@@ -108,7 +108,7 @@ fn trailing_hint(spec: &str, type_start: usize, pos: usize, base_type: &str) -> 
         if data_type_from_string(word).is_some() {
             return Some(format!("{{{word}}}"));
         }
-        return nearest(word, SCALAR_TYPES.iter().copied().chain(type_words()));
+        return nearest(word, SCALAR_TYPES.iter().copied().chain(type_words())).map(str::to_owned);
     }
     None
 }
@@ -167,6 +167,7 @@ fn parse_base_type(c: &mut Cursor<'_>, attr: &mut AttrDef) -> Result<&'static st
                     .copied()
                     .chain(ALIAS_PREFIXES.iter().copied()),
             )
+            .map(str::to_owned)
         };
         return Err(Failure::at(
             K::AttrType {
@@ -232,6 +233,7 @@ fn parse_type_set(c: &mut Cursor<'_>, attr: &mut AttrDef, close: u8) -> Result<(
                 if w.contains('_') || w.chars().any(|ch| ch.is_ascii_uppercase()) {
                     nearest(&w.to_ascii_lowercase().replace('_', ""), type_words())
                         .or_else(|| nearest(w, type_words()))
+                        .map(str::to_owned)
                 } else {
                     None
                 }
@@ -254,7 +256,7 @@ fn parse_type_set(c: &mut Cursor<'_>, attr: &mut AttrDef, close: u8) -> Result<(
             allowed_list(attr).r#type.push(dt as i32);
         } else {
             return Err(Failure::at(K::UnknownTypeName(name.to_owned()), range)
-                .suggest(nearest(name, type_words())));
+                .suggest(nearest(name, type_words()).map(str::to_owned)));
         }
         if element_separator(c, close, "types")? {
             return Ok(());

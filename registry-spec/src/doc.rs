@@ -107,9 +107,8 @@ pub(crate) fn apply_doc(text: &str, op_def: &mut OpDef) -> Result<(), Failure> {
                     .map(|a| a.name.as_str())
                     .chain(op_def.attr.iter().map(|a| a.name.as_str()));
                 let span = line_offset..line_offset + name.len();
-                return Err(
-                    Failure::at(K::DocName(name.to_owned()), span).suggest(nearest(name, names))
-                );
+                return Err(Failure::at(K::DocName(name.to_owned()), span)
+                    .suggest(nearest(name, names).map(str::to_owned)));
             }
         }
     }

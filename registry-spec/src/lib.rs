@@ -28,7 +28,7 @@ mod error;
 pub mod render;
 mod scanner;
 mod spec;
-mod suggest;
+pub mod suggest;
 mod type_sets;
 mod validate;
 
@@ -36,5 +36,5 @@ pub use default_value::parse_op_def_text;
 pub use error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
 pub use render::op_spec;
 pub use spec::{Deprecation, OpFlags, OpSpec};
-pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES};
+pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES, alias_set};
 pub use validate::{ValidationError, ValidationSubject, validate_attr_value, validate_op_def};

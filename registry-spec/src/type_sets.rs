@@ -63,8 +63,15 @@ pub(crate) const ALIASES: &[(&str, &[DataType])] = &[
     ("realnumerictype", REAL_NUMBER_TYPES),
 ];
 
-/// TF's `ProcessCompoundType`: the set an alias name stands for.
-pub(crate) fn alias_set(name: &str) -> Option<&'static [DataType]> {
+/// TF's `ProcessCompoundType`: the set an alias name stands for
+/// (`numbertype`, `realnumbertype`, `quantizedtype`, ...), in TF's order.
+///
+/// ```
+/// use registry_spec::alias_set;
+/// assert_eq!(alias_set("realnumbertype").unwrap().len(), 12);
+/// assert!(alias_set("float").is_none());
+/// ```
+pub fn alias_set(name: &str) -> Option<&'static [DataType]> {
     ALIASES
         .iter()
         .find(|(n, _)| *n == name)
@@ -84,36 +91,11 @@ pub(crate) fn data_type_from_string(name: &str) -> Option<DataType> {
     DataType::from_type_name(name).ok()
 }
 
-/// Every word that may stand in a type set, for suggestions.
+/// Every word that may stand in a type set, for suggestions: the names of
+/// opreg-proto's one dtype table, and the alias names.
 pub(crate) fn type_words() -> impl Iterator<Item = &'static str> {
-    const NAMES: &[&str] = &[
-        "float",
-        "double",
-        "int32",
-        "uint8",
-        "int16",
-        "int8",
-        "string",
-        "complex64",
-        "int64",
-        "bool",
-        "qint8",
-        "quint8",
-        "qint32",
-        "bfloat16",
-        "qint16",
-        "quint16",
-        "uint16",
-        "complex128",
-        "half",
-        "resource",
-        "variant",
-        "uint32",
-        "uint64",
-        "int4",
-        "uint4",
-        "int2",
-        "uint2",
-    ];
-    NAMES.iter().copied().chain(ALIASES.iter().map(|(n, _)| *n))
+    opreg_proto::DATA_TYPES
+        .iter()
+        .map(|r| r.name)
+        .chain(ALIASES.iter().map(|(n, _)| *n))
 }

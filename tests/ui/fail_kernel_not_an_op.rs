@@ -1,4 +1,5 @@
-// `op` names a type that is not an #[op] struct.
+// `op` names a type that is not an #[op] struct: it implements no `Op`, and
+// has no kernel-check macro beside it (the one #[op] emits).
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 

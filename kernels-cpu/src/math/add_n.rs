@@ -60,8 +60,7 @@ fn sum_into<T: Number>(out: &mut [T], start: usize, inputs: &[&[T]], accumulate:
 #[kernel(
     op = AddN,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
-         uint64, complex64, complex128]
+    T = [realnumbertype, complex64, complex128]
 )]
 fn add_n<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let shape = check_inputs(ctx, |_, x| {

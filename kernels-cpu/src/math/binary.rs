@@ -23,8 +23,7 @@ pub const NEGATIVE_POWER: &str = "Integers to negative integer powers are not al
 #[kernel(
     op = AddV2,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
-         uint64, complex64, complex128]
+    T = [realnumbertype, complex64, complex128]
 )]
 fn add_v2<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary(ctx, |a: &T, b: &T| a.add_wrap(*b))
@@ -34,8 +33,7 @@ fn add_v2<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 #[kernel(
     op = Sub,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
-         uint64, complex64, complex128]
+    T = [realnumbertype, complex64, complex128]
 )]
 fn sub<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary(ctx, |a: &T, b: &T| a.sub_wrap(*b))
@@ -45,8 +43,7 @@ fn sub<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 #[kernel(
     op = Mul,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
-         uint64, complex64, complex128]
+    T = [realnumbertype, complex64, complex128]
 )]
 fn mul<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary(ctx, |a: &T, b: &T| a.mul_wrap(*b))
@@ -70,7 +67,7 @@ fn check_divisor<T: FloorDivMod>(y: &[T]) -> Result<(), KernelError> {
 #[kernel(
     op = FloorDiv,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+    T = realnumbertype
 )]
 fn floor_div<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary_checked(ctx, |a: &T, b: &T| a.floor_div(*b), check_divisor::<T>)
@@ -80,7 +77,7 @@ fn floor_div<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), Kernel
 #[kernel(
     op = FloorMod,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+    T = realnumbertype
 )]
 fn floor_mod<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary_checked(ctx, |a: &T, b: &T| a.floor_mod(*b), check_divisor::<T>)
@@ -90,7 +87,7 @@ fn floor_mod<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), Kernel
 #[kernel(
     op = Maximum,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+    T = realnumbertype
 )]
 fn maximum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary(ctx, |a: &T, b: &T| tf_max(*a, *b))
@@ -100,7 +97,7 @@ fn maximum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 #[kernel(
     op = Minimum,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+    T = realnumbertype
 )]
 fn minimum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     binary(ctx, |a: &T, b: &T| tf_min(*a, *b))

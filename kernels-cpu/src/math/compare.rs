@@ -91,7 +91,7 @@ impl OpKernel for EqualUntypedKernel {
 #[kernel(
     op = Greater,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+    T = realnumbertype
 )]
 fn greater<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     compare(ctx, false, |a: &T, b: &T| a > b)

@@ -52,7 +52,7 @@ plain_add!(f32, f64, f16, bf16, Complex64, Complex128);
 /// `BiasAdd` on the CPU: `value + bias` along the channel dimension (the
 /// last for NHWC, dimension 1 for NCHW), in place when `value`'s buffer is
 /// not shared.
-#[kernel(op = BiasAdd, device = CPU, T = [float, double, int32, uint8, int16, int8, complex64, int64, bfloat16, uint16, complex128, half, uint32, uint64])]
+#[kernel(op = BiasAdd, device = CPU, T = [realnumbertype, complex64, complex128])]
 #[derive(Debug)]
 pub struct BiasAddKernel<T> {
     format: DataFormat,

@@ -59,8 +59,7 @@ fn keep_dims(ctx: &OpKernelConstruction<'_>) -> Result<bool, KernelError> {
 #[kernel(
     op = Sum,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-         complex64, complex128],
+    T = [realnumbertype, complex64, complex128],
     Tidx = [int32, int64]
 )]
 #[derive(Debug)]
@@ -89,8 +88,7 @@ impl<T: SumElement> OpKernel for SumKernel<T> {
 #[kernel(
     op = Mean,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-         complex64, complex128],
+    T = [realnumbertype, complex64, complex128],
     Tidx = [int32, int64]
 )]
 #[derive(Debug)]
@@ -119,7 +117,7 @@ impl<T: SumElement> OpKernel for MeanKernel<T> {
 #[kernel(
     op = Max,
     device = CPU,
-    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64],
+    T = realnumbertype,
     Tidx = [int32, int64]
 )]
 #[derive(Debug)]

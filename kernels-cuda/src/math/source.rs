@@ -36,6 +36,7 @@
 
 use registry_core::kernel::KernelError;
 use registry_core::proto::{DataType, DataTypeExt};
+use registry_core::tensor::element_size;
 
 use opreg_cuda::cuda_type;
 use registry_core::kernel::KernelSource;
@@ -338,14 +339,7 @@ pub fn kind(dtype: DataType) -> Option<Kind> {
 /// The size in bytes of a dtype's elements on the GPU (`None` for dtypes
 /// the GPU kernels do not handle).
 pub fn gpu_element_size(dtype: DataType) -> Option<usize> {
-    use DataType::*;
-    Some(match dtype {
-        DtBool | DtInt8 | DtUint8 => 1,
-        DtHalf | DtBfloat16 | DtInt16 | DtUint16 => 2,
-        DtFloat | DtInt32 | DtUint32 => 4,
-        DtDouble | DtInt64 | DtUint64 => 8,
-        _ => return None,
-    })
+    kind(dtype).and(element_size(dtype))
 }
 
 /// Elements per thread on the flat paths: 16 bytes of the widest operand.

@@ -498,18 +498,8 @@ fn kind(value: &Option<Value>) -> &'static str {
 
 /// The op attr whose name is closest to `name`, if close enough to suggest.
 fn closest_attr(op_def: &OpDef, name: &str) -> Option<String> {
-    op_def
-        .attr
-        .iter()
-        .map(|a| {
-            (
-                strsim::levenshtein(&a.name.to_lowercase(), &name.to_lowercase()),
-                a,
-            )
-        })
-        .filter(|(d, a)| *d <= 2.max(a.name.len() / 3) && *d < a.name.len().max(name.len()))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, a)| a.name.clone())
+    registry_spec::suggest::nearest(name, op_def.attr.iter().map(|a| a.name.as_str()))
+        .map(str::to_owned)
 }
 
 /// TF's `TypesCompatible`: equal, or a reference type feeding its base type.

@@ -56,7 +56,6 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
-mod suggest;
 
 use std::fmt;
 use std::panic::Location;
@@ -172,6 +171,9 @@ impl OpRegistrationData {
 
 /// The callback set with [`OpRegistry::set_watcher`].
 pub type Watcher = dyn Fn(&Result<(), RegistryError>, &OpDef) + Send + Sync;
+
+/// How many suggestions a `NotFound` error carries at most.
+const MAX_SUGGESTIONS: usize = 3;
 
 /// A registry of ops (TensorFlow's `OpRegistry`): name -> OpDef, shape
 /// function and origin.
@@ -420,7 +422,10 @@ impl OpRegistry {
         let names = self.op_names();
         RegistryError::NotFound {
             name: name.to_owned(),
-            suggestions: suggest::nearest(name, names),
+            suggestions: registry_spec::suggest::suggestions(name, names, MAX_SUGGESTIONS)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
         }
     }
 

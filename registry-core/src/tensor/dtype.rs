@@ -1,7 +1,7 @@
 //! Element types: the [`TensorElement`] trait mapping Rust types to
 //! [`DataType`], the complex number types and per-dtype sizes.
 
-use opreg_proto::DataType;
+use opreg_proto::{DataType, DataTypeExt};
 
 pub use half::{bf16, f16};
 
@@ -140,24 +140,49 @@ impl TensorElement for Complex128 {
 /// The size in bytes of one element of `dtype` in a host buffer, or `None`
 /// for types a [`Tensor`](super::Tensor) does not hold as fixed-size
 /// elements (`DT_STRING`, resources, variants, 4-bit and 8-bit float types,
-/// reference types).
+/// reference types): the element size of opreg-proto's one dtype table
+/// ([`DATA_TYPES`](opreg_proto::DATA_TYPES)).
 ///
 /// Quantized types (`qint8`, `quint8`, `qint16`, `quint16`, `qint32`) are
 /// stored as their underlying integers.
 pub fn element_size(dtype: DataType) -> Option<usize> {
-    use DataType::*;
-    Some(match dtype {
-        DtInt8 | DtUint8 | DtQint8 | DtQuint8 | DtBool => 1,
-        DtInt16 | DtUint16 | DtQint16 | DtQuint16 | DtHalf | DtBfloat16 => 2,
-        DtFloat | DtInt32 | DtUint32 | DtQint32 => 4,
-        DtDouble | DtInt64 | DtUint64 | DtComplex64 => 8,
-        DtComplex128 => 16,
-        _ => return None,
-    })
+    dtype.element_size()
 }
 
 /// True for every dtype a [`Tensor`](super::Tensor) can hold: the
 /// fixed-size types of [`element_size`] and `DT_STRING`.
 pub fn is_supported(dtype: DataType) -> bool {
     dtype == DataType::DtString || element_size(dtype).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Rust element types agree with the dtype table's `rust` column.
+    #[test]
+    fn element_types_are_the_tables() {
+        fn check<T: TensorElement>(rust: &str) {
+            let info = T::DTYPE.info().unwrap();
+            assert_eq!(info.rust, Some(rust), "{:?}", T::DTYPE);
+            assert_eq!(info.size, Some(std::mem::size_of::<T>()), "{:?}", T::DTYPE);
+        }
+        check::<f32>("f32");
+        check::<f64>("f64");
+        check::<f16>("f16");
+        check::<bf16>("bf16");
+        check::<i8>("i8");
+        check::<i16>("i16");
+        check::<i32>("i32");
+        check::<i64>("i64");
+        check::<u8>("u8");
+        check::<u16>("u16");
+        check::<u32>("u32");
+        check::<u64>("u64");
+        check::<bool>("bool");
+        check::<Complex64>("Complex64");
+        check::<Complex128>("Complex128");
+        let with_rust = opreg_proto::DATA_TYPES.iter().filter(|r| r.rust.is_some());
+        assert_eq!(with_rust.count(), 15);
+    }
 }

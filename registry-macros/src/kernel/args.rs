@@ -221,28 +221,31 @@ fn parse_types(items: &[ListItem], attr: &str, errors: &mut Errors) -> Vec<(Kern
             ListItem::Str(s) => (s.value(), s.span()),
         };
         match dtypes::lookup(&name) {
-            Some(dtype) => {
-                if out
-                    .iter()
-                    .any(|(d, _): &(KernelDtype, Span)| d.variant == dtype.variant)
-                {
-                    errors.at(span, format!("type `{name}` is listed twice for `{attr}`"));
-                } else {
-                    out.push((dtype, span));
+            Some(dtypes) => {
+                for dtype in dtypes {
+                    if out
+                        .iter()
+                        .any(|(d, _): &(KernelDtype, Span)| d.dtype == dtype.dtype)
+                    {
+                        errors.at(
+                            span,
+                            format!("type `{}` is listed twice for `{attr}`", dtype.tf_name),
+                        );
+                    } else {
+                        out.push((dtype, span));
+                    }
                 }
             }
             None => {
-                let suggestion = dtypes::all_names()
-                    .map(|n| (strsim::jaro_winkler(n, &name), n))
-                    .filter(|(score, _)| *score > 0.8)
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-                    .map(|(_, n)| format!("; did you mean `{n}`?"))
+                let suggestion = registry_spec::suggest::nearest(&name, dtypes::all_names())
+                    .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
                 errors.at(
                     span,
                     format!(
                         "unknown type `{name}` in the constraint on `{attr}`{suggestion} \
-                         (use TensorFlow's names such as `float`, `int32`, or Rust's such as `f32`)"
+                         (use TensorFlow's names such as `float`, `int32`, or Rust's such as \
+                         `f32`, or a type set such as `realnumbertype`)"
                     ),
                 );
             }

@@ -1,70 +1,63 @@
 //! The dtype names a `#[kernel]` constraint may use: TensorFlow's (`float`,
-//! `DT_FLOAT`) and Rust's (`f32`), with the Rust element type of each.
+//! `DT_FLOAT`), Rust's (`f32`) and TensorFlow's type sets (`realnumbertype`,
+//! `numbertype`, `quantizedtype`), read from opreg-proto's one dtype table
+//! and registry-spec's alias sets.
 
+use opreg_proto::{DATA_TYPES, DataType, DataTypeExt};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// One dtype a constraint names.
+#[derive(Clone, Copy)]
 pub(crate) struct KernelDtype {
-    /// The `DataType` variant (`DtFloat`).
-    pub(crate) variant: &'static str,
+    /// The type.
+    pub(crate) dtype: DataType,
     /// TF's name (`float`), for messages.
     pub(crate) tf_name: &'static str,
     /// The Rust element type, when tensors of it have one.
     pub(crate) rust: Option<&'static str>,
 }
 
-/// (TF name, Rust name, variant, has a Rust element type).
-const TABLE: &[(&str, &str, &str, bool)] = &[
-    ("half", "f16", "DtHalf", true),
-    ("bfloat16", "bf16", "DtBfloat16", true),
-    ("float", "f32", "DtFloat", true),
-    ("double", "f64", "DtDouble", true),
-    ("int8", "i8", "DtInt8", true),
-    ("int16", "i16", "DtInt16", true),
-    ("int32", "i32", "DtInt32", true),
-    ("int64", "i64", "DtInt64", true),
-    ("uint8", "u8", "DtUint8", true),
-    ("uint16", "u16", "DtUint16", true),
-    ("uint32", "u32", "DtUint32", true),
-    ("uint64", "u64", "DtUint64", true),
-    ("bool", "bool", "DtBool", true),
-    ("complex64", "Complex64", "DtComplex64", true),
-    ("complex128", "Complex128", "DtComplex128", true),
-    ("string", "", "DtString", false),
-    ("qint8", "", "DtQint8", false),
-    ("quint8", "", "DtQuint8", false),
-    ("qint16", "", "DtQint16", false),
-    ("quint16", "", "DtQuint16", false),
-    ("qint32", "", "DtQint32", false),
-    ("resource", "", "DtResource", false),
-    ("variant", "", "DtVariant", false),
-    ("float8_e5m2", "", "DtFloat8E5m2", false),
-    ("float8_e4m3fn", "", "DtFloat8E4m3fn", false),
-];
+impl KernelDtype {
+    fn of(dtype: DataType) -> Option<Self> {
+        let info = dtype.info()?;
+        Some(Self {
+            dtype,
+            tf_name: info.name,
+            rust: info.rust,
+        })
+    }
 
-/// Looks up `float`, `DT_FLOAT` or `f32`.
-pub(crate) fn lookup(name: &str) -> Option<KernelDtype> {
+    /// The `DataType` variant's name (`DtFloat`).
+    pub(crate) fn variant(&self) -> String {
+        format!("{:?}", self.dtype)
+    }
+}
+
+/// Looks up `float`, `DT_FLOAT` or `f32`; a type-set name (`realnumbertype`)
+/// stands for its types, in TensorFlow's order.
+pub(crate) fn lookup(name: &str) -> Option<Vec<KernelDtype>> {
+    if let Some(set) = registry_spec::alias_set(name) {
+        return set.iter().map(|&t| KernelDtype::of(t)).collect();
+    }
     let tf = name
         .strip_prefix("DT_")
         .map(str::to_ascii_lowercase)
         .unwrap_or_else(|| name.to_owned());
-    TABLE
+    DATA_TYPES
         .iter()
-        .find(|(t, r, _, _)| *t == tf || (!r.is_empty() && *r == name))
-        .map(|&(tf_name, rust, variant, has_rust)| KernelDtype {
-            variant,
-            tf_name,
-            rust: has_rust.then_some(rust),
-        })
+        .find(|r| r.name == tf || r.rust == Some(name))
+        .and_then(|r| KernelDtype::of(r.dtype))
+        .map(|d| vec![d])
 }
 
 /// Every accepted name, for "did you mean" suggestions.
 pub(crate) fn all_names() -> impl Iterator<Item = &'static str> {
-    TABLE
+    DATA_TYPES
         .iter()
-        .flat_map(|(t, r, _, _)| [*t, *r])
-        .filter(|n| !n.is_empty())
+        .flat_map(|r| [Some(r.name), r.rust])
+        .flatten()
+        .chain(["numbertype", "realnumbertype", "quantizedtype"])
 }
 
 /// The Rust element type's path under `krate`.

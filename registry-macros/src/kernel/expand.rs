@@ -90,7 +90,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         .krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::registry_core));
-    let checks = emit_checks(&krate, op, &args);
+    // The checks run while macros expand, through the hidden macro `#[op]`
+    // emits beside the op (so their errors reach the editor), which emits
+    // the `const` assertions as the backstop when it finds nothing wrong.
+    let backstop = emit_checks(&krate, op, &args);
+    let kernel = super::check::kernel_tokens(&krate, &args, &backstop);
+    let checks = quote_spanned!(op_span(op)=> #op! { #kernel });
     let registrations =
         emit_registrations(&krate, op, &device.0, &args, &ident, &type_params, &form);
     quote! {
@@ -166,7 +171,7 @@ fn emit_checks(krate: &Path, op: &Path, args: &KernelArgs) -> TokenStream {
             );
         });
         for (dtype, span) in &c.types {
-            let variant = format_ident!("{}", dtype.variant);
+            let variant = format_ident!("{}", dtype.variant());
             let message = format!(
                 "#[kernel]: op `{name}` does not allow type `{}` for attr `{attr}`",
                 dtype.tf_name
@@ -243,7 +248,7 @@ fn emit_registrations(
     for (n, combo) in combinations(&args.constraints).iter().enumerate() {
         let constraints = args.constraints.iter().zip(combo).map(|(c, &i)| {
             let attr = c.attr.to_string();
-            let variant = format_ident!("{}", c.types[i].0.variant);
+            let variant = format_ident!("{}", c.types[i].0.variant());
             quote!(#krate::__private::TypeConstraint {
                 attr: #attr,
                 types: &[#krate::__private::DataType::#variant],

@@ -2,6 +2,7 @@
 //! op's `const` signature at compile time.
 
 mod args;
+pub(crate) mod check;
 mod dtypes;
 mod expand;
 
