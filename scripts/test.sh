@@ -8,6 +8,7 @@
 # 2. `cargo test --workspace` (tests that need a GPU are ignored: they are
 #    `#[ignore = "needs a GPU"]`, run by scripts/gpu-verify.sh).
 # 3. The example crate's GPU kernels (its `cuda` feature, off by default).
+# 4. The API docs, with every intra-doc link resolved (`-D warnings`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if nvrtc_lib="$(scripts/install-nvrtc.sh 2>/dev/null)"; then
@@ -18,3 +19,4 @@ else
 fi
 cargo test --workspace
 cargo test -p zero-out --features cuda --test gpu
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -6,7 +6,7 @@
 //! dropped and neighbouring dimensions in which every operand either
 //! broadcasts or not in the same way are merged, as TF's `BCast` does, so
 //! `[4,1,3] + [3]` becomes a 2-d problem `[4,3]` with strides `[3,1]` and
-//! `[0,1]`. Iterating the reduced problem ([`crate::elementwise`])
+//! `[0,1]`. Iterating the reduced problem (`kernels-cpu`'s `elementwise` module)
 //! needs no per-element index arithmetic.
 //!
 //! ```

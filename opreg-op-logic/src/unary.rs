@@ -3,7 +3,7 @@
 //! expression of `x`, written against `kernels-cpu`'s scalar traits), what
 //! it computes on the GPU (a CUDA C expression of `x` per kind of element),
 //! and the types each device registers. `kernels-cpu` and `kernels-cuda`
-//! each expand the table into their kernels ([`unary_functions!`]), so a
+//! each expand the table into their kernels ([`unary_functions!`](crate::unary_functions)), so a
 //! new element-wise unary op is one entry here (and its `#[op]`
 //! declaration).
 //!

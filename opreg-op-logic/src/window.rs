@@ -156,6 +156,18 @@ pub struct Window {
     pub pad_after: i64,
 }
 
+/// The checks TF's `GetWindowedOutputSizeVerbose(V2)` starts with (also
+/// made by the shape functions, on sizes that may be unknown): a positive
+/// stride, a dilation of at least 1.
+pub fn check_stride_and_dilation(stride: i64, dilation: i64) -> Result<(), KernelError> {
+    registry_core::kernel_ensure!(stride > 0, "Stride must be > 0, but got {stride}");
+    registry_core::kernel_ensure!(
+        dilation >= 1,
+        "Dilation rate must be >= 1, but got {dilation}"
+    );
+    Ok(())
+}
+
 /// TF's `GetWindowedOutputSizeVerbose(V2)`: the output size and padding of
 /// one dimension. `explicit` holds (before, after) for EXPLICIT padding.
 pub fn windowed_output(
@@ -166,11 +178,7 @@ pub fn windowed_output(
     padding: Padding,
     explicit: (i64, i64),
 ) -> Result<Window, KernelError> {
-    registry_core::kernel_ensure!(stride > 0, "Stride must be > 0, but got {stride}");
-    registry_core::kernel_ensure!(
-        dilation >= 1,
-        "Dilation rate must be >= 1, but got {dilation}"
-    );
+    check_stride_and_dilation(stride, dilation)?;
     let overflow = || KernelError::invalid_argument("window size computation overflows");
     let input = i64::try_from(input).map_err(|_| overflow())?;
     let filter = i64::try_from(filter).map_err(|_| overflow())?;

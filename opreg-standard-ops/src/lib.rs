@@ -1,7 +1,7 @@
 //! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
 //! ops every opreg backend defines and runs (the list in `graphs/README.md`).
 //!
-//! Each op is declared with [`op`](macro@crate::op) from the same spec strings as
+//! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
 //! OpDef, otherwise TF 2.21's registry written back as strings), with the same
 //! name and flags. The doc comment of each op is its TF Doc text (summary and

@@ -1028,8 +1028,10 @@ fn conv2d_errors() {
         "{e}"
     );
     assert!(
-        e.to_string()
-            .contains("requires the strides attribute to contain 4 values, but got: 3"),
+        e.to_string().contains(
+            "Conv2D on data format NHWC requires the stride attribute to contain 4 values, \
+                 but got: 3"
+        ),
         "{e}"
     );
     let e = err(
@@ -1054,6 +1056,28 @@ fn conv2d_errors() {
     let e = err("Conv2D", &explicit_valid, &["[2,8,8,3]", "[3,3,3,4]"], &[]);
     assert!(
         matches!(e.kind(), ShapeError::InvalidAttr { attr, .. } if attr == "explicit_paddings")
+    );
+    assert!(
+        e.to_string().contains(
+            "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"
+        ),
+        "the kernels' (TF's CheckValidPadding) message: {e}"
+    );
+    let mut dilations = conv_attrs(&[1, 1, 1, 1], "SAME");
+    dilations.push(("dilations", AttrValue::from([1, 1])));
+    let e = err("Conv2D", &dilations, &["[2,8,8,3]", "[3,3,3,4]"], &[]);
+    assert!(
+        e.to_string()
+            .contains("Conv2D requires the dilation attribute to contain 4 values, but got: 2"),
+        "{e}"
+    );
+    let mut vect_c = conv_attrs(&[1, 1, 1, 1], "SAME");
+    vect_c.push(("data_format", AttrValue::from("NCHW_VECT_C")));
+    let e = err("Conv2D", &vect_c, &["[2,1,8,8,4]", "[3,3,3,4]"], &[]);
+    assert!(
+        e.to_string()
+            .contains("Conv2D does not support data format 'NCHW_VECT_C'"),
+        "{e}"
     );
     let mut bad_explicit = conv_attrs(&[1, 1, 1, 1], "EXPLICIT");
     bad_explicit.push((
@@ -2179,6 +2203,26 @@ fn fused_batch_norm_v3_shapes() {
     )
     .unwrap();
     assert_eq!(outs[0], sh("[2,4,4,4,5]"));
+    let ncdhw = [("data_format", AttrValue::from("NCDHW"))];
+    let outs = run(
+        "FusedBatchNormV3",
+        &ncdhw,
+        &["[2,?,4,4,4]", "[5]", "[5]", "[5]", "[5]"],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(outs[0], sh("[2,5,4,4,4]"));
+    let chwn = [("data_format", AttrValue::from("CHWN"))];
+    let e = err(
+        "FusedBatchNormV3",
+        &chwn,
+        &["[2,3,4,4]", "[3]", "[3]", "[3]", "[3]"],
+        &[],
+    );
+    assert!(
+        e.to_string().contains("Invalid data format string: CHWN"),
+        "{e}"
+    );
     let outs = run("FusedBatchNormV3", &[], &["?", "?", "?", "?", "?"], &[]).unwrap();
     assert_eq!(outs[0], sh("[?,?,?,?]"));
     assert_eq!(outs[1], sh("[?]"));

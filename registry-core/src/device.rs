@@ -56,7 +56,7 @@ pub trait Device: Send + Sync + std::fmt::Debug + Any {
     fn synchronize(&self) -> Result<(), DeviceError>;
 
     /// Itself, for a backend's kernels to reach their own device type
-    /// ([`downcast`](dyn Device::downcast)).
+    /// (`downcast` on `dyn Device`).
     fn as_any(&self) -> &dyn Any;
 }
 

@@ -2,7 +2,7 @@
 //! hostile shape (`Fill` with dims `[1 << 20, 1 << 20]`, a `TensorProto`
 //! claiming a huge shape) is refused with an error instead of exhausting
 //! memory or aborting. The per-run cap on a graph's total memory is
-//! [`SessionOptions::max_memory_bytes`](crate::executor::SessionOptions).
+//! `opreg_runtime::SessionOptions::max_memory_bytes`.
 //!
 //! The allocation cap starts as the `OPREG_MAX_ALLOCATION_BYTES`
 //! environment variable when it is set to a number, else the machine's

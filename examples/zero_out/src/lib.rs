@@ -21,7 +21,7 @@
 //!
 //! Built as a `cdylib`, the crate is also an op library that a process
 //! loads at run time (`opreg --load target/debug/libzero_out.so run ...`,
-//! or [`opreg_runtime::library::load_op_library`]).
+//! or `opreg_runtime::library::load_op_library`).
 //!
 //! `docs/guide.md`, the step-by-step guide for authors of ops, is compiled
 //! and run as this crate's doctests.

@@ -226,3 +226,31 @@ fn kernels_cpu_features_named_exist() {
     }
     assert!(named > 0, "the guide selects kernels-cpu features");
 }
+
+/// The GPU kernel the guide shows (a `text` block, as it needs the `cuda`
+/// feature) is `src/gpu/zero_out.rs`'s: each of its code lines, without
+/// comments, stands in that file, in the same order.
+#[test]
+fn gpu_kernel_excerpt_is_the_example_code() {
+    let blocks = guide_blocks();
+    let excerpt = blocks
+        .iter()
+        .find(|b| b.info == "text" && b.body.contains("struct ZeroOutGpu"))
+        .expect("the guide shows ZeroOut's GPU kernel");
+    let code_lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.split("//").next().unwrap_or("").trim().to_owned())
+            .filter(|line| !line.is_empty())
+            .collect()
+    };
+    let file = code_lines(&read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu/zero_out.rs"),
+    ));
+    let mut rest = file.iter();
+    for line in code_lines(&excerpt.body) {
+        assert!(
+            rest.any(|l| *l == line),
+            "the guide's GPU kernel has `{line}`, not in src/gpu/zero_out.rs (in this order)"
+        );
+    }
+}

@@ -20,7 +20,7 @@
 //! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
 //! `parallel` (rayon chunking) and `index` (the index element types of
 //! `GatherV2` and `OneHot`). Reading integer inputs and the shape checks
-//! the GPU kernels share are in [`crate::util`] (`index`, `reshape`,
+//! the GPU kernels share are in [`opreg_op_logic`] (`index`, `reshape`,
 //! `transpose`, `concat`, `strided_slice`).
 
 mod concat;

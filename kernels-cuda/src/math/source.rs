@@ -352,63 +352,20 @@ pub fn vector_width(dtypes: &[DataType]) -> usize {
     16 / widest
 }
 
-fn unsupported(what: &str, dtype: DataType) -> KernelError {
+/// The error for `what` on a dtype the GPU kernels do not handle.
+pub(crate) fn unsupported(what: &str, dtype: DataType) -> KernelError {
     KernelError::unimplemented(format!(
         "{what} has no GPU kernel for {}",
         dtype.type_name()
     ))
 }
 
-fn c_type(what: &str, dtype: DataType) -> Result<&'static str, KernelError> {
+/// The CUDA C type of `dtype`'s elements, or the error for `what`.
+pub(crate) fn c_type(what: &str, dtype: DataType) -> Result<&'static str, KernelError> {
     match (cuda_type(dtype), kind(dtype)) {
         (Some(t), Some(_)) => Ok(t),
         _ => Err(unsupported(what, dtype)),
     }
-}
-
-/// The source of the unary table's `op` on `dtype`: entry `unary(const T*
-/// x, T* y, index_t n)` (`x` may equal `y`).
-pub fn unary_source(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
-    let name = op;
-    let t = c_type(name, dtype)?;
-    let expr = kind(dtype)
-        .and_then(|k| super::unary::unary_expression(op, k))
-        .ok_or_else(|| unsupported(name, dtype))?;
-    let code = format!(
-        r#"{COMMON}
-typedef {t} T;
-typedef compute_t<T>::type C;
-__device__ __forceinline__ T op(T v) {{
-    const C x = load(v);
-    return store<T>({expr});
-}}
-static constexpr int V = 16 / sizeof(T);
-typedef pack<T, V> P;
-
-extern "C" __global__ void unary(const T* x, T* y, index_t n) {{
-    if (is_aligned(x, sizeof(P)) && is_aligned(y, sizeof(P))) {{
-        const index_t nv = n / V;
-        const P* xv = reinterpret_cast<const P*>(x);
-        P* yv = reinterpret_cast<P*>(y);
-        GRID_STRIDE(i, nv) {{
-            P p = xv[i];
-#pragma unroll
-            for (int k = 0; k < V; ++k) p.v[k] = op(p.v[k]);
-            yv[i] = p;
-        }}
-        const index_t done = nv * V;
-        GRID_STRIDE(j, n - done) {{ y[done + j] = op(x[done + j]); }}
-    }} else {{
-        GRID_STRIDE(i, n) {{ y[i] = op(x[i]); }}
-    }}
-}}
-"#
-    );
-    Ok(KernelSource::new(
-        format!("unary/{name}/{}", dtype.type_name()),
-        code,
-        ["unary"],
-    ))
 }
 
 /// The entry points of a binary source.
@@ -798,8 +755,6 @@ mod tests {
 
     #[test]
     fn keys_name_family_op_and_types() {
-        let s = unary_source("Abs", DataType::DtFloat).unwrap();
-        assert_eq!(s.key(), "unary/Abs/float");
         let s = binary_source(BinaryFn::Equal, DataType::DtHalf).unwrap();
         assert_eq!(s.key(), "binary/Equal/half");
         assert!(s.code().contains("typedef bool O;"));
@@ -824,8 +779,6 @@ mod tests {
 
     #[test]
     fn unsupported_combinations_are_errors() {
-        assert!(unary_source("Exp", DataType::DtInt32).is_err());
-        assert!(unary_source("Abs", DataType::DtUint8).is_err());
         assert!(binary_source(BinaryFn::RealDiv, DataType::DtInt64).is_err());
         assert!(binary_source(BinaryFn::LogicalAnd, DataType::DtFloat).is_err());
         assert!(binary_source(BinaryFn::AddV2, DataType::DtComplex64).is_err());

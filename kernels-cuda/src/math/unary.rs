@@ -11,10 +11,10 @@ use registry_core::kernel::{
     BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
     OpKernelContext,
 };
-use registry_core::proto::DataType;
+use registry_core::proto::{DataType, DataTypeExt};
 
 use super::io::flat_launch;
-use super::source::{Kind, unary_source, vector_width};
+use super::source::{COMMON, Kind, c_type, kind, unsupported, vector_width};
 use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
 
 /// The sources a registration of [`UnaryGpu`] compiles: its op on its type.
@@ -25,6 +25,51 @@ pub fn unary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, Kern
         .flat_map(|c| c.types)
         .map(|&dtype| unary_source(reg.op, dtype))
         .collect()
+}
+
+/// The source of the unary table's `op` on `dtype`: entry `unary(const T*
+/// x, T* y, index_t n)` (`x` may equal `y`).
+pub fn unary_source(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
+    let name = op;
+    let t = c_type(name, dtype)?;
+    let expr = kind(dtype)
+        .and_then(|k| unary_expression(op, k))
+        .ok_or_else(|| unsupported(name, dtype))?;
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+typedef compute_t<T>::type C;
+__device__ __forceinline__ T op(T v) {{
+    const C x = load(v);
+    return store<T>({expr});
+}}
+static constexpr int V = 16 / sizeof(T);
+typedef pack<T, V> P;
+
+extern "C" __global__ void unary(const T* x, T* y, index_t n) {{
+    if (is_aligned(x, sizeof(P)) && is_aligned(y, sizeof(P))) {{
+        const index_t nv = n / V;
+        const P* xv = reinterpret_cast<const P*>(x);
+        P* yv = reinterpret_cast<P*>(y);
+        GRID_STRIDE(i, nv) {{
+            P p = xv[i];
+#pragma unroll
+            for (int k = 0; k < V; ++k) p.v[k] = op(p.v[k]);
+            yv[i] = p;
+        }}
+        const index_t done = nv * V;
+        GRID_STRIDE(j, n - done) {{ y[done + j] = op(x[done + j]); }}
+    }} else {{
+        GRID_STRIDE(i, n) {{ y[i] = op(x[i]); }}
+    }}
+}}
+"#
+    );
+    Ok(KernelSource::new(
+        format!("unary/{name}/{}", dtype.type_name()),
+        code,
+        ["unary"],
+    ))
 }
 
 impl BuildKernel for UnaryGpu {
@@ -110,3 +155,22 @@ macro_rules! gpu_unary_kernels {
 }
 
 opreg_op_logic::unary_functions!(gpu_unary_kernels);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_keyed_by_op_and_type() {
+        let s = unary_source("Abs", DataType::DtFloat).unwrap();
+        assert_eq!(s.key(), "unary/Abs/float");
+        assert!(s.code().contains("typedef float T;"));
+    }
+
+    #[test]
+    fn ops_without_an_expression_for_the_type_are_errors() {
+        assert!(unary_source("Exp", DataType::DtInt32).is_err());
+        assert!(unary_source("Abs", DataType::DtUint8).is_err());
+        assert!(unary_source("NoSuchOp", DataType::DtFloat).is_err());
+    }
+}

@@ -1,5 +1,6 @@
 //! Shape functions of the standard array ops (TF's `array_ops.cc`).
 
+use registry_core::shape::common::merged_inputs;
 use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 
 /// `i64` of a rank or count (saturating; ranks never come near it).
@@ -172,21 +173,14 @@ pub fn transpose(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// dimension of size `N` at `axis` (in `[-(R+1), R+1)` for inputs of rank
 /// `R`).
 pub fn pack(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let inputs = c.inputs();
-    let Some((last, rest)) = inputs.split_last() else {
-        return c.set_output(0, Shape::unknown());
-    };
-    let mut merged = last.clone();
-    for (i, shape) in rest.iter().enumerate().rev() {
-        merged = shape.merge(&merged).map_err(|e| c.input_error(i, e))?;
-    }
+    let merged = merged_inputs(c)?;
     let Some(dims) = merged.dims() else {
         return c.set_output(0, Shape::unknown());
     };
     let axis = c.attr::<i64>("axis")?;
     let at = normalize_axis("axis", axis, dims.len() + 1).map_err(|e| c.error(e))?;
     let mut out = dims.to_vec();
-    out.insert(at, Dim::from(inputs.len()));
+    out.insert(at, Dim::from(c.num_inputs()));
     c.set_output(0, Shape::new(out))
 }
 

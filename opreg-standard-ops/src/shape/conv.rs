@@ -1,126 +1,97 @@
 //! Shape functions of windowed ops: `Conv2D` and `MaxPool` (TF's
 //! `Conv2DShapeImpl`, `MaxPoolShapeImpl`, `GetWindowedOutputSizeFromDimsV2`).
 
+use opreg_op_logic::window::{
+    DataFormat, Padding, check_stride_and_dilation, check_valid_padding, explicit_padding,
+};
+use registry_core::kernel::KernelError;
 use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 
-/// TF's `TensorFormat` for 2-D images.
+/// An image layout as the shape functions see it: one of the kernels'
+/// [`DataFormat`]s, or `NCHW_VECT_C` (`[N, C / v, H, W, v]`, `v` = 4 or
+/// 32: NCHW's indices with the inner depth in a fifth dimension).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Nhwc,
-    Nchw,
-    /// `[N, C / v, H, W, v]`, `v` = 4 or 32 (int8 vectors).
-    NchwVectC,
+struct ImageFormat {
+    layout: DataFormat,
+    vect_c: bool,
 }
 
-impl Format {
-    fn parse(c: &InferenceContext<'_>, allowed: &[Format]) -> Result<Format, ShapeError> {
+impl ImageFormat {
+    /// The `data_format` attr (`NHWC` when absent); `NCHW_VECT_C` only
+    /// where `vect_c_allowed`.
+    fn parse(c: &InferenceContext<'_>, vect_c_allowed: bool) -> Result<Self, ShapeError> {
         let text = c.attr_or("data_format", "NHWC")?;
-        let format = match text {
-            "NHWC" => Format::Nhwc,
-            "NCHW" => Format::Nchw,
-            "NCHW_VECT_C" => Format::NchwVectC,
-            other => {
-                return Err(c.invalid_attr("data_format", format!("unknown data format '{other}'")));
-            }
-        };
-        if allowed.contains(&format) {
-            Ok(format)
-        } else {
-            Err(c.invalid_attr(
-                "data_format",
-                format!("{} does not support data format '{text}'", c.op_name()),
-            ))
+        if text == "NCHW_VECT_C" {
+            return if vect_c_allowed {
+                Ok(Self {
+                    layout: DataFormat::Nchw,
+                    vect_c: true,
+                })
+            } else {
+                Err(c.invalid_attr(
+                    "data_format",
+                    format!("{} does not support data format '{text}'", c.op_name()),
+                ))
+            };
         }
+        let layout = DataFormat::parse(text).map_err(|_| {
+            c.invalid_attr("data_format", format!("Invalid data format string: {text}"))
+        })?;
+        Ok(Self {
+            layout,
+            vect_c: false,
+        })
     }
 
     fn rank(self) -> usize {
-        match self {
-            Format::NchwVectC => 5,
-            _ => 4,
-        }
+        if self.vect_c { 5 } else { 4 }
     }
 
     /// Index of N, H, W, C in a 4-element attr (`strides`, `ksize`, ...)
     /// or in the shape (the outer C for `NCHW_VECT_C`).
     fn index(self, dim: char) -> usize {
-        match (self, dim) {
-            (_, 'N') => 0,
-            (Format::Nhwc, 'H') => 1,
-            (Format::Nhwc, 'W') => 2,
-            (Format::Nhwc, _) => 3,
-            (_, 'C') => 1,
-            (_, 'H') => 2,
-            _ => 3,
-        }
+        self.layout.index(dim)
     }
 }
 
-/// The attr `name`, which must hold 4 values.
-fn four(c: &InferenceContext<'_>, name: &str) -> Result<[i64; 4], ShapeError> {
+/// The attr `name`, which must hold 4 values; `requirement` starts TF's
+/// message when it does not ("Conv2D requires the dilation attribute").
+fn four(c: &InferenceContext<'_>, name: &str, requirement: &str) -> Result<[i64; 4], ShapeError> {
     let values = c.attr::<&[i64]>(name)?;
     <[i64; 4]>::try_from(values).map_err(|_| {
         c.invalid_attr(
             name,
             format!(
-                "{} requires the {name} attribute to contain 4 values, but got: {}",
-                c.op_name(),
+                "{requirement} to contain 4 values, but got: {}",
                 values.len()
             ),
         )
     })
 }
 
-/// The `padding` attr and, for `EXPLICIT`, the (before, after) pads of
-/// each dimension (TF's `CheckValidPadding`).
-fn padding(c: &InferenceContext<'_>, format: Format) -> Result<Padding, ShapeError> {
+/// The `padding` attr and the (before, after) pads of the rows and columns
+/// (zero unless `EXPLICIT`), checked by op-logic's `check_valid_padding`
+/// (TF's `CheckValidPadding`), the kernels' check.
+fn padding(c: &InferenceContext<'_>, format: ImageFormat) -> Result<Pads, ShapeError> {
     let explicit = c.attr_or::<&[i64]>("explicit_paddings", &[])?;
-    match c.attr::<&str>("padding")? {
-        "VALID" | "SAME" if !explicit.is_empty() => Err(c.invalid_attr(
-            "explicit_paddings",
-            "explicit_paddings attribute must be empty if the padding type is not EXPLICIT.",
-        )),
-        "VALID" => Ok(Padding::Valid),
-        "SAME" => Ok(Padding::Same),
-        "EXPLICIT" => {
-            let pads = <[i64; 8]>::try_from(explicit).map_err(|_| {
-                c.invalid_attr(
-                    "explicit_paddings",
-                    format!(
-                        "explicit_paddings attribute must contain 8 values, but got: {}",
-                        explicit.len()
-                    ),
-                )
-            })?;
-            if pads.iter().any(|&p| p < 0) {
-                return Err(c.invalid_attr(
-                    "explicit_paddings",
-                    "All elements of explicit_paddings must be nonnegative",
-                ));
-            }
-            let pair = |dim| {
-                let i = 2 * format.index(dim);
-                (pads[i], pads[i + 1])
-            };
-            if pair('N') != (0, 0) || pair('C') != (0, 0) {
-                return Err(c.invalid_attr(
-                    "explicit_paddings",
-                    "Nonzero explicit padding in the batch or depth dimensions is not supported",
-                ));
-            }
-            Ok(Padding::Explicit {
-                rows: pair('H'),
-                cols: pair('W'),
-            })
-        }
-        other => Err(c.invalid_attr("padding", format!("unknown padding '{other}'"))),
-    }
+    let as_attr_error = |attr: &str, e: KernelError| c.invalid_attr(attr, e.to_string());
+    let padding =
+        Padding::parse(c.attr::<&str>("padding")?).map_err(|e| as_attr_error("padding", e))?;
+    check_valid_padding(padding, explicit, format.layout)
+        .map_err(|e| as_attr_error("explicit_paddings", e))?;
+    Ok(Pads {
+        padding,
+        rows: explicit_padding(explicit, format.layout, 'H'),
+        cols: explicit_padding(explicit, format.layout, 'W'),
+    })
 }
 
+/// A checked `padding` and its explicit amounts.
 #[derive(Debug, Clone, Copy)]
-enum Padding {
-    Valid,
-    Same,
-    Explicit { rows: (i64, i64), cols: (i64, i64) },
+struct Pads {
+    padding: Padding,
+    rows: (i64, i64),
+    cols: (i64, i64),
 }
 
 /// The output size of a window of `filter` elements (dilated by
@@ -132,23 +103,15 @@ fn windowed_output_size(
     dilation: i64,
     stride: i64,
     padding: Padding,
-    pads: (i64, i64),
+    explicit: (i64, i64),
 ) -> Result<Dim, ShapeError> {
-    if stride <= 0 {
-        return Err(ShapeError::invalid_argument(format!(
-            "Stride must be > 0, but got {stride}"
-        )));
-    }
-    if dilation < 1 {
-        return Err(ShapeError::invalid_argument(format!(
-            "Dilation rate must be >= 1, but got {dilation}"
-        )));
-    }
+    check_stride_and_dilation(stride, dilation)
+        .map_err(|e| ShapeError::invalid_argument(e.to_string()))?;
     match padding {
         Padding::Same => input.add(stride - 1)?.divide(stride, false),
-        Padding::Valid | Padding::Explicit { .. } => {
+        Padding::Valid | Padding::Explicit => {
             let (before, after) = match padding {
-                Padding::Explicit { .. } => pads,
+                Padding::Explicit => explicit,
                 _ => (0, 0),
             };
             let padded =
@@ -169,10 +132,10 @@ fn windowed_output_size(
 
 /// Splits an image shape into (batch, [rows, cols], depth); the depth of
 /// `NCHW_VECT_C` is outer × inner.
-fn image_dims(shape: &Shape, format: Format) -> Result<(Dim, [Dim; 2], Dim), ShapeError> {
+fn image_dims(shape: &Shape, format: ImageFormat) -> Result<(Dim, [Dim; 2], Dim), ShapeError> {
     let at = |d: char| shape.dim(i64::try_from(format.index(d)).unwrap_or(0));
     let mut depth = at('C')?;
-    if format == Format::NchwVectC {
+    if format.vect_c {
         depth = depth.multiply(shape.dim(4)?)?;
     }
     Ok((at('N')?, [at('H')?, at('W')?], depth))
@@ -180,16 +143,16 @@ fn image_dims(shape: &Shape, format: Format) -> Result<(Dim, [Dim; 2], Dim), Sha
 
 /// Builds an image shape from (batch, [rows, cols], depth).
 fn image_shape(
-    format: Format,
+    format: ImageFormat,
     batch: Dim,
     spatial: [Dim; 2],
     depth: Dim,
     vect: Dim,
 ) -> Result<Shape, ShapeError> {
-    Ok(match format {
-        Format::Nhwc => Shape::new([batch, spatial[0], spatial[1], depth]),
-        Format::Nchw => Shape::new([batch, depth, spatial[0], spatial[1]]),
-        Format::NchwVectC => Shape::new([
+    Ok(match (format.layout, format.vect_c) {
+        (DataFormat::Nhwc, _) => Shape::new([batch, spatial[0], spatial[1], depth]),
+        (DataFormat::Nchw, false) => Shape::new([batch, depth, spatial[0], spatial[1]]),
+        (DataFormat::Nchw, true) => Shape::new([
             batch,
             depth.divide(vect, true)?,
             spatial[0],
@@ -201,8 +164,12 @@ fn image_shape(
 
 /// `NCHW_VECT_C` needs a known inner depth of 4 or 32 (TF's
 /// `CheckFormatConstraintsOnShape`); returns it (1 for other formats).
-fn vect_size(c: &InferenceContext<'_>, format: Format, shape: &Shape) -> Result<Dim, ShapeError> {
-    if format != Format::NchwVectC {
+fn vect_size(
+    c: &InferenceContext<'_>,
+    format: ImageFormat,
+    shape: &Shape,
+) -> Result<Dim, ShapeError> {
+    if !format.vect_c {
         return Ok(Dim::new(1));
     }
     let inner = shape.dim(4)?;
@@ -222,11 +189,18 @@ fn vect_size(c: &InferenceContext<'_>, format: Format, shape: &Shape) -> Result<
 /// The input depth must be a multiple of the filter's (grouped
 /// convolution), and the output depth a multiple of the number of groups.
 pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let format = Format::parse(c, &[Format::Nhwc, Format::Nchw])?;
+    let format = ImageFormat::parse(c, false)?;
     let input = c.input_with_rank(0, format.rank())?;
     let filter = c.input_with_rank(1, format.rank())?;
-    let dilations = four(c, "dilations")?;
-    let strides = four(c, "strides")?;
+    let dilations = four(c, "dilations", "Conv2D requires the dilation attribute")?;
+    let strides = four(
+        c,
+        "strides",
+        &format!(
+            "Conv2D on data format {} requires the stride attribute",
+            format.layout.name()
+        ),
+    )?;
     let (batch, [rows, cols], depth) = image_dims(&input, format)?;
     let filter_rows = filter.dim(0)?;
     let filter_cols = filter.dim(1)?;
@@ -262,11 +236,7 @@ pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
         }
     }
 
-    let padding = padding(c, format)?;
-    let (pad_rows, pad_cols) = match padding {
-        Padding::Explicit { rows, cols } => (rows, cols),
-        _ => ((0, 0), (0, 0)),
-    };
+    let pads = padding(c, format)?;
     let h = format.index('H');
     let w = format.index('W');
     let out_rows = windowed_output_size(
@@ -274,16 +244,16 @@ pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
         filter_rows,
         dilations[h],
         strides[h],
-        padding,
-        pad_rows,
+        pads.padding,
+        pads.rows,
     )?;
     let out_cols = windowed_output_size(
         cols,
         filter_cols,
         dilations[w],
         strides[w],
-        padding,
-        pad_cols,
+        pads.padding,
+        pads.cols,
     )?;
     let out = image_shape(format, batch, [out_rows, out_cols], out_depth, Dim::new(1))?;
     c.set_output(0, out)
@@ -294,24 +264,27 @@ pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// 4 values in `data_format`'s order; the window also slides over the
 /// depth when its depth size or stride is not 1.
 pub fn max_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let format = Format::parse(c, &[Format::Nhwc, Format::Nchw, Format::NchwVectC])?;
+    let format = ImageFormat::parse(c, true)?;
     let input = c.input_with_rank(0, format.rank())?;
     let vect = vect_size(c, format, &input)?;
-    let strides = four(c, "strides")?;
-    let ksize = four(c, "ksize")?;
+    let strides = four(c, "strides", "MaxPool requires the stride attribute")?;
+    let ksize = four(c, "ksize", "MaxPool requires the ksize attribute")?;
     let (batch, [rows, cols], depth) = image_dims(&input, format)?;
-    let padding = padding(c, format)?;
-    let (pad_rows, pad_cols) = match padding {
-        Padding::Explicit { rows, cols } => (rows, cols),
-        _ => ((0, 0), (0, 0)),
-    };
+    let pads = padding(c, format)?;
     let (h, w, d) = (format.index('H'), format.index('W'), format.index('C'));
-    let out_rows =
-        windowed_output_size(rows, Dim::new(ksize[h]), 1, strides[h], padding, pad_rows)?;
-    let out_cols =
-        windowed_output_size(cols, Dim::new(ksize[w]), 1, strides[w], padding, pad_cols)?;
-    let out_depth =
-        windowed_output_size(depth, Dim::new(ksize[d]), 1, strides[d], padding, (0, 0))?;
+    let window = |input, d: usize, explicit| {
+        windowed_output_size(
+            input,
+            Dim::new(ksize[d]),
+            1,
+            strides[d],
+            pads.padding,
+            explicit,
+        )
+    };
+    let out_rows = window(rows, h, pads.rows)?;
+    let out_cols = window(cols, w, pads.cols)?;
+    let out_depth = window(depth, d, (0, 0))?;
     let out = image_shape(format, batch, [out_rows, out_cols], out_depth, vect)?;
     c.set_output(0, out)
 }

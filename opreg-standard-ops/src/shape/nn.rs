@@ -1,5 +1,6 @@
 //! Shape function of `FusedBatchNormV3` (TF's `FusedBatchNormV3Shape`).
 
+use opreg_op_logic::batch_norm::Layout;
 use registry_core::shape::{InferenceContext, Shape, ShapeError};
 
 /// `FusedBatchNormV3`: `x` is 4-D (`NHWC`, `NCHW`) or 5-D (`NDHWC`,
@@ -9,17 +10,18 @@ use registry_core::shape::{InferenceContext, Shape, ShapeError};
 /// `batch_variance`, `reserve_space_1` and `reserve_space_2` are vectors
 /// of the channel count; `reserve_space_3` is unknown.
 pub fn fused_batch_norm_v3(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let (rank, channel_index) = match c.attr::<&str>("data_format")? {
-        "NHWC" => (4, 3),
-        "NCHW" => (4, 1),
-        "NDHWC" => (5, 4),
-        "NCDHW" => (5, 1),
-        other => {
-            return Err(c.invalid_attr(
-                "data_format",
-                format!("Invalid data format string: {other}"),
-            ));
-        }
+    let format = c.attr::<&str>("data_format")?;
+    // The kernels' parser; TF's shape function has its own message.
+    let layout = Layout::parse(format).map_err(|_| {
+        c.invalid_attr(
+            "data_format",
+            format!("Invalid data format string: {format}"),
+        )
+    })?;
+    let rank = format.len();
+    let channel_index: i64 = match layout {
+        Layout::ChannelsLast => -1,
+        Layout::ChannelsFirst => 1,
     };
     let x = c.input_with_rank(0, rank)?;
     let is_training = c.attr::<bool>("is_training")?;

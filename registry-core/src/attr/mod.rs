@@ -5,7 +5,7 @@
 //! [`NodeAttrs`] is a node and its OpDef: an attr the node leaves out takes
 //! the OpDef's default. [`NodeAttrs::get`] converts a value to any
 //! [`FromAttrValue`] type (`i64`, `bool`, `&str`, `&[i64]`, `DataType`,
-//! `Vec<DataType>`, [`Tensor`], ...) and says, in an [`AttrError`], which
+//! `Vec<DataType>`, [`Tensor`](crate::tensor::Tensor), ...) and says, in an [`AttrError`], which
 //! node, op and attr were wrong and how. Kernels see the same error as a
 //! `KernelError::Attr` (through `OpKernelConstruction::attr`), shape
 //! functions as a `ShapeError` placed in the node (through

@@ -77,7 +77,7 @@ impl<'a> OpKernelConstruction<'a> {
 
     /// The device the kernel will run on (TF's `device()`): a backend's
     /// kernels downcast it to their own device type
-    /// ([`downcast`](dyn Device::downcast)) to compile or look up what they
+    /// (`downcast` on `dyn Device`) to compile or look up what they
     /// launch.
     pub fn device(&self) -> &'a dyn Device {
         self.device

@@ -77,7 +77,7 @@ impl<'a> OpKernelContext<'a> {
 
     /// The device the kernel runs on (TF's `device()`): a backend's kernels
     /// downcast it to their own device type
-    /// ([`downcast`](dyn Device::downcast)) for its stream and launches.
+    /// (`downcast` on `dyn Device`) for its stream and launches.
     #[inline]
     pub fn device(&self) -> &'a dyn Device {
         self.device

@@ -54,7 +54,7 @@ use crate::op::OpRegistration;
 use crate::registry::{InvalidOp, LibraryOrigin, OpOrigin, OpRegistry, RegistryError};
 
 /// Exports this crate's ops and kernels as an op library, for
-/// [`load_op_library`]. Call it once, at the crate root, with the crate's
+/// `opreg_runtime::library::load_op_library`. Call it once, at the crate root, with the crate's
 /// own name (a compile error otherwise), in a crate whose `crate-type`
 /// includes `"cdylib"`:
 ///

@@ -80,7 +80,7 @@ pub enum OpOrigin {
     /// [`OpRegistry::register_op_def`]) by the call at this location.
     RunTime(&'static Location<'static>),
     /// Declared in an op library loaded at run time
-    /// ([`load_op_library`](crate::library::load_op_library)).
+    /// (`opreg_runtime::library::load_op_library`).
     Library(&'static LibraryOrigin),
 }
 

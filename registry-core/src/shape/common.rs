@@ -40,15 +40,23 @@ pub fn no_outputs(_c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 /// All inputs must have compatible shapes; the output is their merge
 /// (TF's shape function of `AddN`).
 pub fn merge_inputs(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let merged = merged_inputs(c)?;
+    c.set_output(0, merged)
+}
+
+/// The merge of all inputs' shapes, from the last to the first as TF
+/// merges them (unknown when there are none); an input that does not merge
+/// is an error naming it.
+pub fn merged_inputs(c: &InferenceContext<'_>) -> Result<Shape, ShapeError> {
     let inputs = c.inputs();
     let Some((last, rest)) = inputs.split_last() else {
-        return c.set_output(0, Shape::unknown());
+        return Ok(Shape::unknown());
     };
     let mut merged = last.clone();
     for (i, shape) in rest.iter().enumerate().rev() {
         merged = shape.merge(&merged).map_err(|e| c.input_error(i, e))?;
     }
-    c.set_output(0, merged)
+    Ok(merged)
 }
 
 /// The output is inputs 0 and 1 broadcast against each other (TF's
