@@ -3,6 +3,7 @@
 use opreg_proto::{OpDef, OpDeprecation};
 
 use crate::error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
+use crate::validate::{ValidationError, ValidationSubject};
 
 /// The boolean flags of an op (TF's `SetIsCommutative()` and friends).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -151,7 +152,7 @@ impl OpSpec {
         if errors.is_empty()
             && let Err(e) = crate::validate::validate_op_def(&op_def)
         {
-            errors.push(crate::validate::locate(self, e));
+            errors.push(locate(self, e));
         }
         if errors.is_empty() {
             Ok(op_def)
@@ -260,4 +261,49 @@ fn leading_word(spec: &str) -> &str {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(spec.len());
     &spec[..end]
+}
+
+/// Points a validation error at the spec that declared its subject.
+fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
+    let find = |specs: &[String], name: &str, site: fn(usize) -> SpecSite| {
+        specs
+            .iter()
+            .position(|s| spec_name(s) == Some(name))
+            .map(|i| (site(i), specs[i].clone()))
+    };
+    let found = match &error.subject {
+        ValidationSubject::OpName => Some((SpecSite::Name, spec.name.clone())),
+        ValidationSubject::Attr(name) | ValidationSubject::AttrDefault(name) => {
+            find(&spec.attrs, name, SpecSite::Attr)
+        }
+        ValidationSubject::Input(name) => find(&spec.inputs, name, SpecSite::Input),
+        ValidationSubject::Output(name) => find(&spec.outputs, name, SpecSite::Output),
+    };
+    let (site, text) = found.unwrap_or((SpecSite::Op, String::new()));
+    let span = match &error.subject {
+        ValidationSubject::OpName => 0..text.len(),
+        ValidationSubject::AttrDefault(_) => match text.find('=') {
+            Some(eq) => {
+                let start = eq + 1 + (text[eq + 1..].len() - text[eq + 1..].trim_start().len());
+                start..text.len()
+            }
+            None => 0..text.len(),
+        },
+        ValidationSubject::Attr(_) | ValidationSubject::Input(_) | ValidationSubject::Output(_) => {
+            0..text.find(':').unwrap_or(text.len())
+        }
+    };
+    SpecError {
+        op: spec.name.clone(),
+        site,
+        spec: text,
+        span,
+        kind: SpecErrorKind::Invalid(error.message),
+        suggestion: None,
+    }
+}
+
+/// The `name` of a `name: ...` spec.
+fn spec_name(spec: &str) -> Option<&str> {
+    spec.split_once(':').map(|(name, _)| name.trim())
 }

@@ -9,8 +9,6 @@ use opreg_proto::attr_value::Value;
 use opreg_proto::op_def::{ArgDef, AttrDef};
 use opreg_proto::{AttrValue, DataType, DataTypeExt, OpDef};
 
-use crate::error::{SpecError, SpecErrorKind, SpecSite};
-use crate::spec::OpSpec;
 use crate::type_sets::data_type_from_string;
 
 /// What a validation error is about, so it can be pointed at the spec that
@@ -476,49 +474,4 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Stri
             "Support for allowed_values not implemented for type {other}"
         )),
     }
-}
-
-/// Points a validation error at the spec that declared its subject.
-pub(crate) fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
-    let find = |specs: &[String], name: &str, site: fn(usize) -> SpecSite| {
-        specs
-            .iter()
-            .position(|s| spec_name(s) == Some(name))
-            .map(|i| (site(i), specs[i].clone()))
-    };
-    let found = match &error.subject {
-        ValidationSubject::OpName => Some((SpecSite::Name, spec.name.clone())),
-        ValidationSubject::Attr(name) | ValidationSubject::AttrDefault(name) => {
-            find(&spec.attrs, name, SpecSite::Attr)
-        }
-        ValidationSubject::Input(name) => find(&spec.inputs, name, SpecSite::Input),
-        ValidationSubject::Output(name) => find(&spec.outputs, name, SpecSite::Output),
-    };
-    let (site, text) = found.unwrap_or((SpecSite::Op, String::new()));
-    let span = match &error.subject {
-        ValidationSubject::OpName => 0..text.len(),
-        ValidationSubject::AttrDefault(_) => match text.find('=') {
-            Some(eq) => {
-                let start = eq + 1 + (text[eq + 1..].len() - text[eq + 1..].trim_start().len());
-                start..text.len()
-            }
-            None => 0..text.len(),
-        },
-        ValidationSubject::Attr(_) | ValidationSubject::Input(_) | ValidationSubject::Output(_) => {
-            0..text.find(':').unwrap_or(text.len())
-        }
-    };
-    SpecError {
-        op: spec.name.clone(),
-        site,
-        spec: text,
-        span,
-        kind: SpecErrorKind::Invalid(error.message),
-        suggestion: None,
-    }
-}
-
-/// The `name` of a `name: ...` spec.
-fn spec_name(spec: &str) -> Option<&str> {
-    spec.split_once(':').map(|(name, _)| name.trim())
 }

@@ -75,6 +75,7 @@ mod summary;
 pub mod svg;
 mod table;
 mod tf;
+mod types;
 
 use std::path::Path;
 
@@ -84,9 +85,10 @@ use registry_core::registry::OpRegistry;
 pub use cell::CellState;
 pub use devices::resolve_devices;
 pub use error::CoverageError;
-pub use model::{Coverage, DTYPE_ORDER, DeviceCoverage, Row, TfSide};
+pub use model::{Coverage, DeviceCoverage, Row, TfSide};
 pub use summary::{DeviceSummary, TfCellSummary};
 pub use tf::{TF_DEVICE_DEFAULT, TfComparison, TfKernelStats, parse_kernel_list, read_kernel_list};
+pub use types::DTYPE_ORDER;
 
 /// How `opreg coverage` prints its result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -3,52 +3,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use opreg_proto::attr_value::Value;
-use opreg_proto::{AttrValue, DataType, KernelDef, KernelList, OpDef};
+use opreg_proto::{DataType, KernelDef, KernelList, OpDef};
 use registry_core::kernel::{KernelRegistration, KernelRegistry};
 use registry_core::registry::OpRegistry;
 use registry_core::tensor::is_supported;
 
 use super::cell::{CellState, state};
 use super::tf::{TfComparison, tf_accepts, tf_kernel_stats, tf_serves};
-
-/// Every non-reference type, in the order of the columns: floats, signed and
-/// unsigned integers, complex, bool, string, quantized, then the types opreg
-/// has no tensors of.
-pub const DTYPE_ORDER: [DataType; 32] = [
-    DataType::DtHalf,
-    DataType::DtBfloat16,
-    DataType::DtFloat,
-    DataType::DtDouble,
-    DataType::DtInt8,
-    DataType::DtInt16,
-    DataType::DtInt32,
-    DataType::DtInt64,
-    DataType::DtUint8,
-    DataType::DtUint16,
-    DataType::DtUint32,
-    DataType::DtUint64,
-    DataType::DtComplex64,
-    DataType::DtComplex128,
-    DataType::DtBool,
-    DataType::DtString,
-    DataType::DtQint8,
-    DataType::DtQuint8,
-    DataType::DtQint16,
-    DataType::DtQuint16,
-    DataType::DtQint32,
-    DataType::DtFloat8E5m2,
-    DataType::DtFloat8E4m3fn,
-    DataType::DtFloat8E4m3fnuz,
-    DataType::DtFloat8E4m3b11fnuz,
-    DataType::DtFloat8E5m2fnuz,
-    DataType::DtInt4,
-    DataType::DtUint4,
-    DataType::DtInt2,
-    DataType::DtUint2,
-    DataType::DtResource,
-    DataType::DtVariant,
-];
+use super::types::{DTYPE_ORDER, allowed_types};
 
 /// One device's side of a [`Row`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,20 +231,6 @@ fn op_rows(
                 devices,
             }
         })
-        .collect()
-}
-
-/// The types an attr's `allowed_values` lists, or every type when it has
-/// none.
-pub(super) fn allowed_types(allowed: Option<&AttrValue>) -> Vec<DataType> {
-    let listed: Vec<i32> = match allowed.and_then(|v| v.value.as_ref()) {
-        Some(Value::List(l)) => l.r#type.clone(),
-        _ => Vec::new(),
-    };
-    DTYPE_ORDER
-        .iter()
-        .copied()
-        .filter(|&t| listed.is_empty() || listed.contains(&(t as i32)))
         .collect()
 }
 

@@ -10,7 +10,7 @@ use registry_core::kernel::KernelRegistry;
 use registry_core::tensor::is_supported;
 
 use super::CoverageError;
-use super::model::allowed_types;
+use super::types::allowed_types;
 
 /// TF's kernels for one device, matched one by one against ours (the rules of
 /// `tests/tests/tf_kernel_coverage.rs`): a TF kernel is matched when one of
