@@ -2,7 +2,7 @@
 //! topological order, with `Const` values (passed through `Identity`)
 //! available to the shape functions that need constant inputs.
 
-use opreg_proto::attr_value::Value;
+use registry_core::attr::NodeAttrs;
 
 use crate::{Endpoint, Graph, GraphError};
 use registry_core::shape::{Shape, infer_shapes};
@@ -73,10 +73,9 @@ impl Graph {
                 }
             }
             let constant = match node.def.op.as_str() {
-                "Const" => match node.def.attr.get("value").and_then(|v| v.value.as_ref()) {
-                    Some(Value::Tensor(proto)) => Tensor::from_proto(proto).ok(),
-                    _ => None,
-                },
+                "Const" => NodeAttrs::new(&node.def, &node.op_def)
+                    .get::<Tensor>("value")
+                    .ok(),
                 "Identity" => node.inputs.first().and_then(|e| {
                     if e.port == 0 {
                         constants[e.node].clone()
