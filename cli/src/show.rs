@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use opreg_proto::attr_value::Value;
 use opreg_proto::op_def::AttrDef;
-use opreg_proto::{AttrValue, DataType, DataTypeExt, TensorShapeProto};
+use opreg_proto::{AttrValue, DataType, DataTypeExt};
+use registry_core::attr::summarize_shape;
 use registry_core::registry::{OpOrigin, OpRegistrationData};
 use registry_core::spec::render as exact;
 
@@ -124,7 +125,7 @@ fn attr_value(value: &AttrValue) -> String {
     match &value.value {
         None => "<none>".to_owned(),
         Some(Value::Type(t)) => type_name(*t),
-        Some(Value::Shape(shape)) => shape_text(shape),
+        Some(Value::Shape(shape)) => summarize_shape(shape),
         Some(Value::Tensor(tensor)) => format!("<{} tensor>", type_name(tensor.dtype)),
         Some(Value::Placeholder(name)) => format!("${name}"),
         Some(Value::Func(func)) => func.name.clone(),
@@ -134,24 +135,6 @@ fn attr_value(value: &AttrValue) -> String {
         }
         Some(Value::S(_) | Value::I(_) | Value::F(_) | Value::B(_)) => exact::attr_value(value),
     }
-}
-
-fn shape_text(shape: &TensorShapeProto) -> String {
-    if shape.unknown_rank {
-        return "<unknown>".to_owned();
-    }
-    let dims: Vec<String> = shape
-        .dim
-        .iter()
-        .map(|d| {
-            if d.size < 0 {
-                "?".to_owned()
-            } else {
-                d.size.to_string()
-            }
-        })
-        .collect();
-    format!("[{}]", dims.join(","))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Shared helpers for opreg's integration tests: where `../shared` is.
+//! Shared helpers for opreg's integration tests: where `../shared` and the
+//! workspace are.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The `shared/` data folder beside the checkout (override with
 /// `OPREG_SHARED_DIR`).
@@ -10,7 +11,16 @@ pub fn shared_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
 }
 
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
 pub mod conformance;
+pub mod fixture_crate;
 pub mod fuzz;
 pub mod graphs;
 pub mod op_library;

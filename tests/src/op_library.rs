@@ -12,13 +12,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The workspace root.
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ sits in the workspace")
-        .to_path_buf()
-}
+use crate::workspace_root;
 
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))

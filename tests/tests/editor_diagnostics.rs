@@ -12,7 +12,7 @@
 //! editor_diagnostics -- --ignored` (`scripts/editor-check.sh` installs the
 //! component and runs it).
 
-use std::path::{Path, PathBuf};
+use opreg_tests::fixture_crate::{line_col, target_dir, write_fixture_crate};
 use std::process::Command;
 
 /// The fixture crate's `src/lib.rs`.
@@ -35,67 +35,23 @@ fn abs_gpu(_ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 }
 "#;
 
-/// The workspace's target dir: the test binary is `<target>/<profile>/deps/<exe>`.
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.ancestors()
-        .nth(3)
-        .expect("<target>/<profile>/deps/<exe>")
-        .to_path_buf()
-}
-
-/// The workspace root (`tests/..`).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Writes the fixture crate under the target dir.
-fn write_fixture(dir: &Path) {
-    let root = workspace_root();
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        r#"[package]
-name = "opreg-editor-fixture"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-registry-core = {{ path = {:?} }}
-opreg-standard-ops = {{ path = {:?} }}
-
-# Not part of the opreg workspace.
-[workspace]
-"#,
-        root.join("registry-core").display().to_string(),
-        root.join("opreg-standard-ops").display().to_string()
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), FIXTURE_SRC).unwrap();
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-}
-
 /// 0-based (line, column) of the first occurrence of `needle` in the
 /// fixture after `after` (rust-analyzer's `LineCol`).
 fn position_of(needle: &str, after: &str) -> (usize, usize) {
     let from = FIXTURE_SRC.find(after).expect("anchor in fixture");
     let offset = from + FIXTURE_SRC[from..].find(needle).expect("needle in fixture");
-    let before = &FIXTURE_SRC[..offset];
-    let line = before.matches('\n').count();
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1);
-    (line, column)
+    line_col(FIXTURE_SRC, offset)
 }
 
 /// One error rust-analyzer reports: (line, column) of its start, message.
 fn errors() -> Vec<((usize, usize), String)> {
     let dir = target_dir().join("tests").join("editor-diagnostics");
-    write_fixture(&dir);
+    write_fixture_crate(
+        &dir,
+        "opreg-editor-fixture",
+        &["registry-core", "opreg-standard-ops"],
+        FIXTURE_SRC,
+    );
     let output = Command::new("rust-analyzer")
         .arg("diagnostics")
         .arg(&dir)

@@ -3,7 +3,7 @@
 //! span is the offending string literal (file, line, column) and that the
 //! message draws the position inside the literal (the caret line).
 
-use std::path::{Path, PathBuf};
+use opreg_tests::fixture_crate::{line_col, target_dir, write_fixture_crate};
 use std::process::Command;
 
 use serde_json::Value;
@@ -22,70 +22,23 @@ pub struct Abs;
 pub struct Typo;
 "#;
 
-/// The workspace's target dir: the test binary is `<target>/<profile>/deps/<exe>`.
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.ancestors()
-        .nth(3)
-        .expect("<target>/<profile>/deps/<exe>")
-        .to_path_buf()
-}
-
-/// The workspace root (`tests/..`).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Writes the fixture crate under the target dir (not in the source tree, so
-/// building it leaves no `Cargo.lock` or `target/` behind in the checkout).
-fn write_fixture(dir: &Path) {
-    let root = workspace_root();
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        r#"[package]
-name = "opreg-json-diagnostics-fixture"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[lib]
-path = "src/lib.rs"
-
-[dependencies]
-registry-core = {{ path = {:?} }}
-
-# Not part of the opreg workspace.
-[workspace]
-"#,
-        root.join("registry-core").display().to_string()
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), FIXTURE_SRC).unwrap();
-    // The workspace's lock file pins the same dependency versions, so the
-    // build works offline from the cached registry.
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-}
-
 /// 1-based (line, column) of the first occurrence of `needle` in the fixture.
 fn position_of(needle: &str) -> (u64, u64) {
     let offset = FIXTURE_SRC.find(needle).expect("needle in fixture");
-    let before = &FIXTURE_SRC[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line as u64, column as u64)
+    let (line, column) = line_col(FIXTURE_SRC, offset);
+    (line as u64 + 1, column as u64 + 1)
 }
 
 /// The compiler's error messages from `cargo check --message-format=json`.
 fn check_fixture() -> Vec<Value> {
     let base = target_dir().join("tests").join("json-diagnostics");
     let crate_dir = base.join("fixture");
-    write_fixture(&crate_dir);
+    write_fixture_crate(
+        &crate_dir,
+        "opreg-json-diagnostics-fixture",
+        &["registry-core"],
+        FIXTURE_SRC,
+    );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args([

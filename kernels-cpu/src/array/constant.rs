@@ -2,6 +2,7 @@
 //! the CPU with no type constraint, and so do we.
 
 use opreg_standard_ops::{Const, Identity, NoOp, Placeholder};
+use registry_core::attr::summarize_shape;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -43,20 +44,7 @@ struct PlaceholderKernel {
 impl BuildKernel for PlaceholderKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let shape: TensorShapeProto = ctx.attr("shape")?;
-        let shape = (!shape.unknown_rank && !shape.dim.is_empty()).then(|| {
-            let dims: Vec<String> = shape
-                .dim
-                .iter()
-                .map(|d| {
-                    if d.size < 0 {
-                        "?".to_owned()
-                    } else {
-                        d.size.to_string()
-                    }
-                })
-                .collect();
-            format!("[{}]", dims.join(","))
-        });
+        let shape = (!shape.unknown_rank && !shape.dim.is_empty()).then(|| summarize_shape(&shape));
         Ok(Self { shape })
     }
 }

@@ -31,7 +31,7 @@ mod value;
 
 use opreg_proto::{AttrValue, NodeDef, OpDef};
 
-pub use summarize::{summarize_attr_value, summarize_node_attrs};
+pub use summarize::{summarize_attr_value, summarize_node_attrs, summarize_shape};
 pub use value::{AttrValueError, FromAttrValue, attr_value_kind};
 
 /// A node's attrs, with its OpDef's defaults for those it leaves out.

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use opreg_proto::attr_value::Value;
-use opreg_proto::{AttrValue, DataType, NodeDef};
+use opreg_proto::{AttrValue, DataType, NodeDef, TensorShapeProto};
 
 /// `DT_FLOAT` for a raw dtype value (or the number when unknown).
 pub(crate) fn dtype_name(raw: i32) -> String {
@@ -12,6 +12,35 @@ pub(crate) fn dtype_name(raw: i32) -> String {
         Ok(t) => t.as_str_name().to_owned(),
         Err(_) => raw.to_string(),
     }
+}
+
+/// A shape in TF's summary form: `[2,?,3]`, `[]` for a scalar,
+/// `<unknown>` for an unknown rank.
+///
+/// ```
+/// use registry_core::attr::summarize_shape;
+/// use registry_core::proto::TensorShapeProto;
+/// use registry_core::proto::tensor_shape_proto::Dim;
+/// let dims = [2, -1].map(|size| Dim { size, ..Default::default() });
+/// let shape = TensorShapeProto { dim: dims.to_vec(), ..Default::default() };
+/// assert_eq!(summarize_shape(&shape), "[2,?]");
+/// ```
+pub fn summarize_shape(shape: &TensorShapeProto) -> String {
+    if shape.unknown_rank {
+        return "<unknown>".into();
+    }
+    let dims: Vec<String> = shape
+        .dim
+        .iter()
+        .map(|d| {
+            if d.size < 0 {
+                "?".to_owned()
+            } else {
+                d.size.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", dims.join(","))
 }
 
 /// An attr value in TF's summary form: `DT_FLOAT`, `3`, `true`, `"NHWC"`,
@@ -31,24 +60,7 @@ pub fn summarize_attr_value(value: &AttrValue) -> String {
         Some(Value::F(f)) => format!("{f}"),
         Some(Value::B(b)) => b.to_string(),
         Some(Value::Type(t)) => dtype_name(*t),
-        Some(Value::Shape(s)) => {
-            if s.unknown_rank {
-                "<unknown>".into()
-            } else {
-                let dims: Vec<String> = s
-                    .dim
-                    .iter()
-                    .map(|d| {
-                        if d.size < 0 {
-                            "?".to_owned()
-                        } else {
-                            d.size.to_string()
-                        }
-                    })
-                    .collect();
-                format!("[{}]", dims.join(","))
-            }
-        }
+        Some(Value::Shape(s)) => summarize_shape(s),
         Some(Value::Tensor(_)) => "<Tensor>".into(),
         Some(Value::Func(f)) => f.name.clone(),
         Some(Value::Placeholder(p)) => format!("${p}"),
