@@ -51,13 +51,11 @@ impl GpuContext for OpKernelContext<'_> {
     }
 }
 
-/// The device address of `tensor`, which must be in GPU memory: what a
-/// kernel reads.
-pub fn gpu_ptr(tensor: &Tensor) -> Result<u64, KernelError> {
+/// `tensor`'s GPU memory: what a kernel reads.
+fn gpu_memory(tensor: &Tensor) -> Result<&GpuMemory, KernelError> {
     tensor
         .device_buffer()
         .and_then(|b| b.downcast_ref::<GpuMemory>())
-        .map(GpuMemory::device_ptr)
         .ok_or_else(|| {
             KernelError::internal(format!(
                 "a GPU kernel read a tensor in {} memory",
@@ -66,19 +64,30 @@ pub fn gpu_ptr(tensor: &Tensor) -> Result<u64, KernelError> {
         })
 }
 
-/// The device address of `tensor` for writing: it must be in GPU memory
-/// and shared with no other tensor.
-pub fn gpu_ptr_mut(tensor: &mut Tensor) -> Result<u64, KernelError> {
+/// `tensor`'s GPU memory for writing: it must be in GPU memory and shared
+/// with no other tensor.
+fn gpu_memory_mut(tensor: &mut Tensor) -> Result<&mut GpuMemory, KernelError> {
     let place = tensor.device_type();
     tensor
         .device_buffer_mut()
         .and_then(|b| b.downcast_mut::<GpuMemory>())
-        .map(GpuMemory::device_ptr_mut)
         .ok_or_else(|| {
             KernelError::internal(format!(
                 "a GPU kernel wrote a tensor in {place} memory, or one that is shared"
             ))
         })
+}
+
+/// The device address of `tensor`, which must be in GPU memory: what a
+/// kernel reads.
+pub fn gpu_ptr(tensor: &Tensor) -> Result<u64, KernelError> {
+    gpu_memory(tensor).map(GpuMemory::device_ptr)
+}
+
+/// The device address of `tensor` for writing: it must be in GPU memory
+/// and shared with no other tensor.
+pub fn gpu_ptr_mut(tensor: &mut Tensor) -> Result<u64, KernelError> {
+    gpu_memory_mut(tensor).map(GpuMemory::device_ptr_mut)
 }
 
 /// The device address of `tensor`, input `index` of a kernel built for
@@ -98,31 +107,13 @@ pub fn gpu_input_ptr(tensor: &Tensor, index: usize, dtype: DataType) -> Result<u
 /// The device bytes of `tensor` (in GPU memory), for the libraries that
 /// take cudarc slices (cuBLAS, cuDNN).
 pub fn gpu_slice(tensor: &Tensor) -> Result<&CudaSlice<u8>, KernelError> {
-    tensor
-        .device_buffer()
-        .and_then(|b| b.downcast_ref::<GpuMemory>())
-        .map(GpuMemory::bytes)
-        .ok_or_else(|| {
-            KernelError::internal(format!(
-                "a GPU kernel read a tensor in {} memory",
-                tensor.device_type()
-            ))
-        })
+    gpu_memory(tensor).map(GpuMemory::bytes)
 }
 
 /// The device bytes of `tensor` for writing: it must be in GPU memory and
 /// shared with no other tensor.
 pub fn gpu_slice_mut(tensor: &mut Tensor) -> Result<&mut CudaSlice<u8>, KernelError> {
-    let place = tensor.device_type();
-    tensor
-        .device_buffer_mut()
-        .and_then(|b| b.downcast_mut::<GpuMemory>())
-        .map(GpuMemory::bytes_mut)
-        .ok_or_else(|| {
-            KernelError::internal(format!(
-                "a GPU kernel wrote a tensor in {place} memory, or one that is shared"
-            ))
-        })
+    gpu_memory_mut(tensor).map(GpuMemory::bytes_mut)
 }
 
 /// Device addresses of a GPU kernel's inputs and outputs.
