@@ -8,7 +8,8 @@
 # `build` compiles, in release, and strips:
 #   - every test target of kernels-cuda (features cuda)  -> tests/kernels-cuda-<target>
 #   - the tests crate's gpu_graphs test                   -> tests/opreg-tests-gpu_graphs
-#   - the example crate's gpu test (features cuda)        -> tests/zero-out-gpu
+#   - the example crate's gpu test (features cuda, and kernels-cuda's cuda
+#     for the standard GPU kernels its graph uses)         -> tests/zero-out-gpu
 #   - kernels-cuda's `gpu` criterion bench                -> bench-gpu
 #   - the `opreg` CLI (opreg-cli, default features: cuda) -> opreg
 # and copies the shared TensorFlow graphs (graph.pb, io.json) to
@@ -103,7 +104,7 @@ build() {
     [ -x "$stage/tests/opreg-tests-gpu_graphs" ] || die "the gpu_graphs test binary was not produced"
 
     echo "== zero-out gpu test (release, features cuda)"
-    cargo test --release -p zero-out --features cuda --test gpu --no-run --message-format=json-render-diagnostics |
+    cargo test --release -p zero-out --features cuda,kernels-cuda/cuda --test gpu --no-run --message-format=json-render-diagnostics |
         executables >"$list" || die "building the example's gpu test failed"
     while read -r _kind name path; do
         if [ "$name" = gpu ]; then

@@ -18,5 +18,5 @@ else
     echo "NVRTC could not be installed: GPU kernel sources will not be compiled (their tests skip, or fail under OPREG_REQUIRE_NVRTC=1)"
 fi
 cargo test --workspace
-cargo test -p zero-out --features cuda --test gpu
+cargo test -p zero-out --features cuda,kernels-cuda/cuda --test gpu
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

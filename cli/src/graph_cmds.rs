@@ -122,10 +122,9 @@ pub(crate) fn run(
     graph: Graph,
     feeds: Vec<NamedTensor>,
     fetches: &[String],
-    devices: Vec<String>,
+    options: SessionOptions,
     format: RunFormat,
     repeat: usize,
-    max_memory_bytes: Option<u64>,
 ) -> Result<String, CliError> {
     if fetches.is_empty() {
         return Err(CliError::Input {
@@ -135,10 +134,6 @@ pub(crate) fn run(
                     .into(),
         });
     }
-    let options = SessionOptions {
-        devices,
-        max_memory_bytes,
-    };
     let session = Session::with_options(graph, options);
     let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
     let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();

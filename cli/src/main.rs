@@ -33,8 +33,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use opreg_runtime::Graph;
+use opreg_runtime::{Graph, SessionOptions};
 use registry_core::KernelRegistry;
+use registry_core::denormal::DenormalMode;
 use registry_core::registry::{OpRegistry, RegistryError};
 
 // Ops are linked only from crates this binary names (see
@@ -102,6 +103,11 @@ enum Command {
         /// (default: $OPREG_MAX_ALLOCATION_BYTES, else physical memory).
         #[arg(long, value_name = "BYTES")]
         max_allocation: Option<u64>,
+        /// Keep IEEE denormal floats in the CPU kernels (by default they are
+        /// flushed to zero, inputs and results, as TensorFlow's CPU kernels
+        /// flush them).
+        #[arg(long)]
+        keep_denormals: bool,
     },
     /// Draw a GraphDef.
     Graph {
@@ -321,6 +327,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             repeat,
             max_memory,
             max_allocation,
+            keep_denormals,
         } => {
             if let Some(bytes) = max_allocation {
                 registry_core::limits::set_max_allocation_bytes(bytes);
@@ -332,15 +339,16 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 fetches
             };
             let graph = Graph::from_file(&graph)?;
-            let text = graph_cmds::run(
-                graph,
-                feeds,
-                &fetches,
-                graph_cmds::devices(&device),
-                format,
-                repeat,
-                max_memory,
-            )?;
+            let options = SessionOptions {
+                devices: graph_cmds::devices(&device),
+                max_memory_bytes: max_memory,
+                denormals: if keep_denormals {
+                    DenormalMode::Ieee
+                } else {
+                    DenormalMode::FlushToZero
+                },
+            };
+            let text = graph_cmds::run(graph, feeds, &fetches, options, format, repeat)?;
             write_stdout(text.as_bytes())
         }
         Command::Graph { graph, dot, feeds } => {

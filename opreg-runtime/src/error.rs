@@ -35,6 +35,28 @@ pub enum GraphError {
     /// The graph has no nodes.
     #[error("the graph has no nodes")]
     Empty,
+    /// The graph's versions refuse this consumer, or it uses an op removed
+    /// at its producer version (TensorFlow's messages).
+    #[error(transparent)]
+    Version(#[from] crate::versions::VersionError),
+    /// Loading failed and the graph was produced by a TensorFlow newer than
+    /// its forward-compatibility window allows (TensorFlow's note around the
+    /// error).
+    #[error(
+        "Converting GraphDef to Graph has failed with an error: '{source}' The binary trying to \
+         import the GraphDef was built when GraphDef version was {consumer}. The GraphDef was \
+         produced by a binary built when GraphDef version was {producer}. The difference between \
+         these versions is larger than TensorFlow's forward compatibility guarantee, and might be \
+         the root cause for failing to import the GraphDef."
+    )]
+    BeyondForwardCompatibility {
+        /// The graph's producer version.
+        producer: i32,
+        /// This consumer's version.
+        consumer: i32,
+        /// Why loading failed.
+        source: Box<GraphError>,
+    },
     /// Two nodes share a name.
     #[error("node name '{name}' is used by nodes {first} and {second}")]
     DuplicateNode {

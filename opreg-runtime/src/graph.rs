@@ -10,6 +10,7 @@ use opreg_proto::{DataType, GraphDef, NodeDef, OpDef, TextFormat};
 use rustc_hash::FxHashMap;
 
 use crate::GraphError;
+use crate::versions;
 use registry_core::node_def::{
     add_defaults_to_node_def, in_out_types_for_node, parse_input, types_compatible,
     validate_node_def,
@@ -124,12 +125,31 @@ impl Graph {
         Self::new(load_graph_def(path)?)
     }
 
-    /// Checks `graph_def` against `ops`: every op registered, every NodeDef
+    /// Checks `graph_def` against `ops`: its versions (TF's `CheckVersions`,
+    /// see [`versions`]), every op registered and not removed at the
+    /// graph's producer version, every NodeDef
     /// valid (TF's `ValidateNodeDef`), every input naming an existing node
     /// and output of the right dtype, no cycles, and shape inference over
     /// the whole graph (Placeholders with their declared, possibly partial,
     /// shapes).
     pub fn with_registry(ops: &OpRegistry, graph_def: GraphDef) -> Result<Self, GraphError> {
+        let versions = graph_def.versions.clone();
+        Self::checked(ops, graph_def).map_err(|e| {
+            if versions::beyond_forward_compatibility(versions.as_ref()) {
+                GraphError::BeyondForwardCompatibility {
+                    producer: versions.as_ref().map_or(0, |v| v.producer),
+                    consumer: versions::GRAPH_DEF_VERSION,
+                    source: Box::new(e),
+                }
+            } else {
+                e
+            }
+        })
+    }
+
+    fn checked(ops: &OpRegistry, graph_def: GraphDef) -> Result<Self, GraphError> {
+        versions::check_versions(graph_def.versions.as_ref())?;
+        let producer = graph_def.versions.as_ref().map_or(0, |v| v.producer);
         if graph_def.node.is_empty() {
             return Err(GraphError::Empty);
         }
@@ -150,6 +170,7 @@ impl Graph {
                 node: def.name.clone(),
                 source: Box::new(e),
             })?;
+            versions::check_op_deprecation(op.op_def(), producer)?;
             add_defaults_to_node_def(op.op_def(), &mut def);
             validate_node_def(&def, op.op_def())?;
             let (input_types, output_types) = in_out_types_for_node(&def, op.op_def())?;

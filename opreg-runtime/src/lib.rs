@@ -18,6 +18,8 @@ mod placement;
 mod plan;
 mod session;
 mod shapes;
+mod threads;
+pub mod versions;
 
 pub use error::{GraphError, RunError};
 pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};

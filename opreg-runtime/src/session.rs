@@ -10,7 +10,8 @@ use smallvec::SmallVec;
 use crate::budget::MemoryBudget;
 use crate::placement::{candidates, requested_device_type};
 use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
-use crate::{Endpoint, Graph, GraphError, RunError};
+use crate::{Endpoint, Graph, GraphError, RunError, threads};
+use registry_core::denormal::DenormalMode;
 use registry_core::device::{DEVICE_CPU, Device, DeviceError, open_device};
 use registry_core::kernel::{
     CreateKernelError, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
@@ -35,6 +36,11 @@ pub struct SessionOptions {
     /// Default: `None`, no limit beyond the per-allocation cap of
     /// [`limits`](registry_core::limits).
     pub max_memory_bytes: Option<u64>,
+    /// How the CPU kernels treat denormal floats. Default:
+    /// [`DenormalMode::FlushToZero`], TensorFlow's behaviour (inputs and
+    /// results flushed to zero on every thread that runs a kernel, see
+    /// [`registry_core::denormal`]); [`DenormalMode::Ieee`] keeps them.
+    pub denormals: DenormalMode,
 }
 
 impl Default for SessionOptions {
@@ -42,6 +48,7 @@ impl Default for SessionOptions {
         Self {
             devices: vec![DEVICE_CPU.to_owned()],
             max_memory_bytes: None,
+            denormals: DenormalMode::default(),
         }
     }
 }
@@ -374,6 +381,12 @@ impl PreparedRun<'_> {
     /// A kernel that panics fails the run with [`KernelError::Panicked`]
     /// (when panics unwind, the default); the session stays usable.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
+        let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
+        threads::run_in_mode(self.session.options.denormals, || self.run_here(feeds))
+    }
+
+    /// [`run`](Self::run) on the calling thread.
+    fn run_here(&self, feeds: SmallVec<[Tensor; 4]>) -> Result<Vec<Tensor>, RunError> {
         let plan = &*self.plan;
         let graph = &self.session.graph;
         let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];

@@ -29,9 +29,10 @@ pub trait DataTypeExt: Sized {
     /// reference types).
     fn info(self) -> Option<&'static DataTypeInfo>;
     /// The size in bytes of one element in a tensor's buffer, for the
-    /// fixed-size types a tensor holds (quantized types as their integers);
-    /// `None` for strings, resources, variants, the float8 and sub-byte
-    /// types and reference types.
+    /// fixed-size types a tensor holds (quantized types as their integers;
+    /// the float8, float4 and 4- and 2-bit integer types one byte per
+    /// element, as TensorFlow holds them in memory and in `tensor_content`);
+    /// `None` for strings, resources, variants and reference types.
     fn element_size(self) -> Option<usize>;
 }
 
@@ -43,7 +44,8 @@ pub struct DataTypeInfo {
     /// TensorFlow's short name (`DataTypeString`).
     pub name: &'static str,
     /// The size of one element in a tensor's buffer, when opreg's tensors
-    /// hold the type as fixed-size elements.
+    /// hold the type as fixed-size elements (one byte for the float8, float4
+    /// and sub-byte integer types).
     pub size: Option<usize>,
     /// The Rust element type opreg's tensors use for it (`f32`, `f16`,
     /// `Complex64`; the quantized types have none of their own).
@@ -100,20 +102,21 @@ pub const DATA_TYPES: &[DataTypeInfo] = &[
     row(DataType::DtVariant, "variant", None, None),
     row(DataType::DtUint32, "uint32", Some(4), Some("u32")),
     row(DataType::DtUint64, "uint64", Some(8), Some("u64")),
-    row(DataType::DtFloat8E5m2, "float8_e5m2", None, None),
-    row(DataType::DtFloat8E4m3fn, "float8_e4m3fn", None, None),
-    row(DataType::DtFloat8E4m3fnuz, "float8_e4m3fnuz", None, None),
+    row(DataType::DtFloat8E5m2, "float8_e5m2", Some(1), None),
+    row(DataType::DtFloat8E4m3fn, "float8_e4m3fn", Some(1), None),
+    row(DataType::DtFloat8E4m3fnuz, "float8_e4m3fnuz", Some(1), None),
     row(
         DataType::DtFloat8E4m3b11fnuz,
         "float8_e4m3b11fnuz",
-        None,
+        Some(1),
         None,
     ),
-    row(DataType::DtFloat8E5m2fnuz, "float8_e5m2fnuz", None, None),
-    row(DataType::DtInt4, "int4", None, None),
-    row(DataType::DtUint4, "uint4", None, None),
-    row(DataType::DtInt2, "int2", None, None),
-    row(DataType::DtUint2, "uint2", None, None),
+    row(DataType::DtFloat8E5m2fnuz, "float8_e5m2fnuz", Some(1), None),
+    row(DataType::DtInt4, "int4", Some(1), None),
+    row(DataType::DtUint4, "uint4", Some(1), None),
+    row(DataType::DtInt2, "int2", Some(1), None),
+    row(DataType::DtUint2, "uint2", Some(1), None),
+    row(DataType::DtFloat4E2m1fn, "float4_e2m1fn", Some(1), None),
 ];
 
 const REF_OFFSET: i32 = 100;

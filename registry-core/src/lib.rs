@@ -17,6 +17,7 @@
 extern crate self as registry_core;
 
 pub mod attr;
+pub mod denormal;
 pub mod device;
 pub mod kernel;
 pub mod library;

@@ -4,9 +4,11 @@
 //! TensorFlow's `ParseAttrValue` wraps the text as `i: <text>` (or
 //! `list { i: <text> }`) and parses an `AttrValue` with its own light
 //! text-format parser (`proto_text`), whose rules differ from protobuf's
-//! standard text format: numbers are decimal only (`0x10` is rejected),
-//! integers may not have several leading zeros, and an unknown word after a
-//! complete value is skipped (`a: int = 1 2` gives 1). This module follows
+//! standard text format: integers are decimal only (`0x10` is rejected),
+//! floats take C's `strtof` forms (`0x1p3`, `infinity`, `-nan`, but not
+//! `1.5f`, see [`crate::number`]), no number may have several leading zeros,
+//! a bool is `true`, `True`, `1`, `false`, `False` or `0`, and an unknown word
+//! after a complete value is skipped (`a: int = 1 2` gives 1). This module follows
 //! those rules, driven by the message descriptors, so every message type
 //! (shapes, tensors, functions) is covered.
 
@@ -15,6 +17,7 @@ use opreg_proto::prost_reflect::{
     DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value,
 };
 
+use crate::number::{parse_f32, parse_f64, parse_int};
 use crate::scanner::{is_letter_digit_underscore, is_space};
 
 /// TF's `ParseAttrValue(type, text)`: the default value of an attr of type
@@ -278,8 +281,8 @@ impl Parser<'_> {
             Kind::Bool => {
                 let word = self.run(|b| b.is_ascii_alphanumeric());
                 let value = match word {
-                    "true" | "True" | "1" | "t" => true,
-                    "false" | "False" | "0" | "f" => false,
+                    "true" | "True" | "1" => true,
+                    "false" | "False" | "0" => false,
                     _ => return None,
                 };
                 Value::Bool(value)
@@ -294,8 +297,8 @@ impl Parser<'_> {
             kind => {
                 let text = self.number()?;
                 match kind {
-                    Kind::Float => Value::F32(text.parse::<f32>().ok()?),
-                    Kind::Double => Value::F64(text.parse::<f64>().ok()?),
+                    Kind::Float => Value::F32(parse_f32(&text)?),
+                    Kind::Double => Value::F64(parse_f64(&text)?),
                     Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(parse_int(&text)?),
                     Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(parse_int(&text)?),
                     Kind::Uint32 | Kind::Fixed32 => Value::U32(parse_int(&text)?),
@@ -353,12 +356,11 @@ impl Parser<'_> {
     }
 }
 
-fn parse_int<T: std::str::FromStr>(text: &str) -> Option<T> {
-    text.parse::<T>().ok()
-}
-
-/// C-style unescaping as absl's `CUnescape`: `\n \t \r \\ \' \" \? \a \b \f
-/// \v`, octal `\NNN`, hex `\xHH`, `\uXXXX`, `\UXXXXXXXX`.
+/// C-style unescaping as absl's `CUnescape` in TensorFlow 2.21: `\n \t \r
+/// \\ \' \" \? \a \b \f \v`, octal `\NNN`, hex `\xHH...` (any number of
+/// digits, accumulated in 32 bits as absl does, at most 0xff in the end),
+/// `\uXXXX` and `\UXXXXXXXX` (code points, no surrogates, at most
+/// 0x10FFFF). The errors are absl's words.
 pub(crate) fn c_unescape(text: &str) -> Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -373,7 +375,7 @@ pub(crate) fn c_unescape(text: &str) -> Result<Vec<u8>, String> {
         let Some(&c) = bytes.get(i) else {
             return Err("String cannot end with \\".to_owned());
         };
-        i += 1;
+        // `i` is at the escape's letter (absl's `p`).
         match c {
             b'n' => out.push(b'\n'),
             b't' => out.push(b'\t'),
@@ -384,58 +386,76 @@ pub(crate) fn c_unescape(text: &str) -> Result<Vec<u8>, String> {
             b'v' => out.push(0x0b),
             b'\\' | b'\'' | b'"' | b'?' => out.push(c),
             b'0'..=b'7' => {
+                let start = i;
                 let mut value = u32::from(c - b'0');
-                let mut digits = 1;
-                while digits < 3 && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
-                    value = value * 8 + u32::from(bytes[i] - b'0');
+                while i + 1 < bytes.len() && i - start < 2 && (b'0'..=b'7').contains(&bytes[i + 1])
+                {
                     i += 1;
-                    digits += 1;
+                    value = value * 8 + u32::from(bytes[i] - b'0');
                 }
                 if value > 0xff {
-                    return Err(format!("Value of \\{} exceeds 0xff", &text[i - digits..i]));
+                    return Err(format!("Value of \\{} exceeds 0xff", &text[start..=i]));
                 }
                 out.push(value as u8);
             }
             b'x' | b'X' => {
-                let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
-                    i += 1;
+                if i + 1 >= bytes.len() {
+                    return Err("String cannot end with \\x".to_owned());
                 }
-                if start == i {
+                if !bytes[i + 1].is_ascii_hexdigit() {
                     return Err("\\x cannot be followed by a non-hex digit".to_owned());
                 }
-                let value = u32::from_str_radix(&text[start..i], 16).unwrap_or(u32::MAX);
+                let start = i;
+                let mut value: u32 = 0;
+                while i + 1 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() {
+                    i += 1;
+                    value = (value << 4).wrapping_add(hex_value(bytes[i]));
+                }
                 if value > 0xff {
-                    return Err(format!("Value of \\{} exceeds 0xff", &text[start - 1..i]));
+                    return Err(format!("Value of \\{} exceeds 0xff", &text[start..=i]));
                 }
                 out.push(value as u8);
             }
             b'u' | b'U' => {
-                let len = if c == b'u' { 4 } else { 8 };
-                let hex = text
-                    .get(i..i + len)
-                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-                let Some(hex) = hex else {
+                let digits = if c == b'u' { 4 } else { 8 };
+                let must = format!("\\{} must be followed by {digits} hex digits", c as char);
+                let start = i;
+                if i + digits >= bytes.len() {
+                    return Err(must);
+                }
+                let mut rune: u32 = 0;
+                for _ in 0..digits {
+                    if !bytes[i + 1].is_ascii_hexdigit() {
+                        return Err(format!("{must}: \\{}", &text[start..=i]));
+                    }
+                    i += 1;
+                    let next = (rune << 4) + hex_value(bytes[i]);
+                    if next > 0x10FFFF {
+                        return Err(format!(
+                            "Value of \\{} exceeds Unicode limit (0x10FFFF)",
+                            &text[start..=i]
+                        ));
+                    }
+                    rune = next;
+                }
+                let Some(ch) = char::from_u32(rune) else {
                     return Err(format!(
-                        "\\{} must be followed by {len} hex digits",
-                        c as char
-                    ));
-                };
-                let ch = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
-                let Some(ch) = ch else {
-                    return Err(format!(
-                        "Value of \\{}{hex} is not a valid code point",
-                        c as char
+                        "invalid surrogate character (0xD800-DFFF): \\{}",
+                        &text[start..=i]
                     ));
                 };
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                i += len;
             }
             other => return Err(format!("Unknown escape sequence: \\{}", other as char)),
         }
+        i += 1;
     }
     Ok(out)
+}
+
+fn hex_value(b: u8) -> u32 {
+    (b as char).to_digit(16).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -144,9 +144,19 @@ pub enum SpecErrorKind {
     /// The shape function was set twice.
     #[error("SetShapeFn called twice")]
     ShapeFnTwice,
-    /// A rule of TensorFlow's `ValidateOpDef` is broken.
+    /// A rule of the builder is broken.
     #[error("{0}")]
     Invalid(String),
+    /// A rule of TensorFlow's `ValidateOpDef` is broken: TF's message, and
+    /// the context TF appends to it (`; in OpDef: ...` or ` in Op 'X'`), which
+    /// replaces the usual `from Attr("...")` context.
+    #[error("{message}")]
+    Validation {
+        /// TF's message for the rule.
+        message: String,
+        /// What TF appends.
+        context: String,
+    },
 }
 
 /// One problem in one spec of an op.
@@ -197,24 +207,51 @@ impl SpecError {
             None => self.kind.to_string(),
         }
     }
+
+    /// The message exactly as TensorFlow words it for the same problem:
+    /// [`message`](Self::message) without the suggestion, followed by the
+    /// context TF adds (`from Attr("...") for Op X`).
+    ///
+    /// ```
+    /// let errors = registry_spec::OpSpec::new("X").attr("a: flaot").build().unwrap_err();
+    /// assert_eq!(
+    ///     errors.errors()[0].tf_message(),
+    ///     "Trouble parsing type string at 'flaot' from Attr(\"a: flaot\") for Op X"
+    /// );
+    /// ```
+    pub fn tf_message(&self) -> String {
+        format!("{}{}", self.kind, Context(self))
+    }
 }
 
-impl fmt::Display for SpecError {
+/// The context TF appends to a message: which builder call, which op.
+struct Context<'a>(&'a SpecError);
+
+impl fmt::Display for Context<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.message())?;
-        match self.site {
-            SpecSite::Op | SpecSite::Name => write!(f, " for Op {}", self.op),
+        let error = self.0;
+        if let SpecErrorKind::Validation { context, .. } = &error.kind {
+            return f.write_str(context);
+        }
+        match error.site {
+            SpecSite::Op | SpecSite::Name => write!(f, " for Op {}", error.op),
             SpecSite::Doc | SpecSite::Deprecation => {
-                write!(f, " from {}() for Op {}", self.site.call_name(), self.op)
+                write!(f, " from {}() for Op {}", error.site.call_name(), error.op)
             }
             site => write!(
                 f,
                 " from {}(\"{}\") for Op {}",
                 site.call_name(),
-                self.spec,
-                self.op
+                error.spec,
+                error.op
             ),
         }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.message(), Context(self))
     }
 }
 

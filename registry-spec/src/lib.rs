@@ -25,6 +25,7 @@ mod attr;
 mod default_value;
 mod doc;
 mod error;
+pub mod number;
 pub mod render;
 mod scanner;
 mod spec;
@@ -37,4 +38,6 @@ pub use error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
 pub use render::op_spec;
 pub use spec::{Deprecation, OpFlags, OpSpec};
 pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES, alias_set};
-pub use validate::{ValidationError, ValidationSubject, validate_attr_value, validate_op_def};
+pub use validate::{
+    ValidationContext, ValidationError, ValidationSubject, validate_attr_value, validate_op_def,
+};

@@ -152,7 +152,7 @@ impl OpSpec {
         if errors.is_empty()
             && let Err(e) = crate::validate::validate_op_def(&op_def)
         {
-            errors.push(locate(self, e));
+            errors.push(locate(self, &op_def, e));
         }
         if errors.is_empty() {
             Ok(op_def)
@@ -264,7 +264,7 @@ fn leading_word(spec: &str) -> &str {
 }
 
 /// Points a validation error at the spec that declared its subject.
-fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
+fn locate(spec: &OpSpec, op_def: &OpDef, error: ValidationError) -> SpecError {
     let find = |specs: &[String], name: &str, site: fn(usize) -> SpecSite| {
         specs
             .iter()
@@ -298,7 +298,10 @@ fn locate(spec: &OpSpec, error: ValidationError) -> SpecError {
         site,
         spec: text,
         span,
-        kind: SpecErrorKind::Invalid(error.message),
+        kind: SpecErrorKind::Validation {
+            context: error.context.text(op_def),
+            message: error.message,
+        },
         suggestion: None,
     }
 }

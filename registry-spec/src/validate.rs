@@ -35,10 +35,46 @@ pub struct ValidationError {
     pub subject: ValidationSubject,
     /// TensorFlow's message for the rule.
     pub message: String,
+    /// The context TensorFlow appends to the message.
+    pub context: ValidationContext,
+}
+
+/// The context TensorFlow's `ValidateOpDef` appends to a rule's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidationContext {
+    /// `; in OpDef: <the OpDef's short debug string>` (TF's `VALIDATE`).
+    OpDef,
+    /// ` in Op '<name>'` (allowed values and default values).
+    InOp,
+}
+
+impl ValidationContext {
+    /// The text TF appends for `op_def`.
+    pub fn text(self, op_def: &OpDef) -> String {
+        match self {
+            ValidationContext::OpDef => {
+                use opreg_proto::TextFormat;
+                format!("; in OpDef: {}", op_def.to_pbtxt_short())
+            }
+            ValidationContext::InOp => format!(" in Op '{}'", op_def.name),
+        }
+    }
 }
 
 fn err(subject: ValidationSubject, message: String) -> ValidationError {
-    ValidationError { subject, message }
+    ValidationError {
+        subject,
+        message,
+        context: ValidationContext::OpDef,
+    }
+}
+
+fn err_in_op(subject: ValidationSubject, message: String) -> ValidationError {
+    ValidationError {
+        subject,
+        message,
+        context: ValidationContext::InOp,
+    }
 }
 
 fn type_name(dt: i32) -> String {
@@ -174,11 +210,11 @@ fn validate_attr_def<'a>(
             format!("list({})", attr.r#type)
         };
         attr_value_has_type(allowed, &list_type)
-            .map_err(|m| err(subject(), format!("{m} for attr '{}'", attr.name)))?;
+            .map_err(|m| err_in_op(subject(), format!("{m} for attr '{}'", attr.name)))?;
     }
     if let Some(default) = &attr.default_value {
         validate_attr_value(default, attr)
-            .map_err(|m| err(ValidationSubject::AttrDefault(attr.name.clone()), m))?;
+            .map_err(|m| err_in_op(ValidationSubject::AttrDefault(attr.name.clone()), m))?;
     }
     Ok(())
 }

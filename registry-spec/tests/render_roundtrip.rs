@@ -334,10 +334,8 @@ fn other_attr() -> impl Strategy<Value = AttrGen> {
     };
     prop_oneof![
         proptest::option::of(float_text()).prop_map(|f| with_nans("float", f)),
-        proptest::option::of(select(
-            &["true", "false", "True", "False", "1", "0", "t", "f"][..]
-        ))
-        .prop_map(move |b| plain("bool", b.map(str::to_owned))),
+        proptest::option::of(select(&["true", "false", "True", "False", "1", "0"][..]))
+            .prop_map(move |b| plain("bool", b.map(str::to_owned))),
         proptest::option::of(string_bytes())
             .prop_map(move |s| plain("string", s.map(|s| literal(&s)))),
         (

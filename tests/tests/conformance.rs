@@ -1,5 +1,7 @@
-//! TensorFlow conformance: every case in `shared/conformance/*.json` (and in
-//! the directories of `OPREG_CONFORMANCE_DIRS`, colon-separated) builds the
+//! TensorFlow conformance: every case in `shared/conformance/*.json`, in
+//! `tests/data/tf-specs/*.json` (made by `scripts/tf-oracle/specs.py`: its
+//! errors must match TF's words exactly) and in the directories of
+//! `OPREG_CONFORMANCE_DIRS` (colon-separated) builds the
 //! OpDef TensorFlow 2.21 builds, byte for byte, or is rejected as TF rejects
 //! it. Prints one summary line per file.
 
@@ -10,7 +12,10 @@ use opreg_tests::shared_dir;
 
 #[test]
 fn conformance_with_tensorflow_2_21() {
-    let mut dirs = vec![shared_dir().join("conformance")];
+    let mut dirs = vec![
+        shared_dir().join("conformance"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/tf-specs"),
+    ];
     if let Some(extra) = std::env::var_os("OPREG_CONFORMANCE_DIRS") {
         dirs.extend(std::env::split_paths(&extra).filter(|p| !p.as_os_str().is_empty()));
     }

@@ -7,7 +7,7 @@ use opreg_proto::{AttrValue, DataType};
 /// Every non-reference type, in the order of the columns: floats, signed and
 /// unsigned integers, complex, bool, string, quantized, then the types opreg
 /// has no tensors of.
-pub const DTYPE_ORDER: [DataType; 32] = [
+pub const DTYPE_ORDER: [DataType; 33] = [
     DataType::DtHalf,
     DataType::DtBfloat16,
     DataType::DtFloat,
@@ -38,6 +38,7 @@ pub const DTYPE_ORDER: [DataType; 32] = [
     DataType::DtUint4,
     DataType::DtInt2,
     DataType::DtUint2,
+    DataType::DtFloat4E2m1fn,
     DataType::DtResource,
     DataType::DtVariant,
 ];

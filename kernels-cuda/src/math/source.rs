@@ -29,9 +29,10 @@
 //!   integer part of `1 / x^-y`: 1 for `x = 1`, ±1 for `x = -1`, else 0;
 //! - `Cast` from a float to an integer truncates toward zero through PTX's
 //!   `cvt.rzi` to a 32-bit (`int8`..`int32`, `uint8`..`uint32`) or 64-bit
-//!   integer, which is what nvcc emits for TF's C++ casts: NaN gives 0 and
-//!   out-of-range values saturate to that 32- or 64-bit type's range, then
-//!   narrower types keep the low bits. (The CPU kernels follow x86 instead,
+//!   integer, which is what nvcc emits for TF's C++ casts: out-of-range
+//!   values saturate to that 32- or 64-bit type's range, then narrower types
+//!   keep the low bits; NaN gives 0 through 32 bits and `i64::MIN` through
+//!   64 bits (measured on an H200). (The CPU kernels follow x86 instead,
 //!   so NaN and out-of-range values differ; in-range values agree.)
 
 use registry_core::kernel::KernelError;
@@ -175,7 +176,8 @@ template <typename T, typename C> __device__ __forceinline__ C squared_differenc
 }
 
 // Float to integer as nvcc compiles C++ casts: PTX cvt.rzi (truncation;
-// NaN gives 0, out-of-range values saturate) to 32 or 64 bits.
+// out-of-range values saturate) to 32 or 64 bits. NaN gives 0 to 32 bits and
+// the most negative value to 64 bits (seen on an H200, sm_90).
 __device__ __forceinline__ i32 cvt_s32(float v) { i32 r; asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }
 __device__ __forceinline__ i32 cvt_s32(double v) { i32 r; asm("cvt.rzi.s32.f64 %0, %1;" : "=r"(r) : "d"(v)); return r; }
 __device__ __forceinline__ u32 cvt_u32(float v) { u32 r; asm("cvt.rzi.u32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }

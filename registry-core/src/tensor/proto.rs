@@ -37,7 +37,7 @@ macro_rules! with_storage_type {
                 type $S = bf16;
                 $body
             }
-            DtInt8 | DtQint8 => {
+            DtInt8 | DtQint8 | DtInt4 | DtInt2 => {
                 type $S = i8;
                 $body
             }
@@ -53,7 +53,8 @@ macro_rules! with_storage_type {
                 type $S = i64;
                 $body
             }
-            DtUint8 | DtQuint8 => {
+            DtUint8 | DtQuint8 | DtUint4 | DtUint2 | DtFloat8E5m2 | DtFloat8E4m3fn
+            | DtFloat8E4m3fnuz | DtFloat8E4m3b11fnuz | DtFloat8E5m2fnuz | DtFloat4E2m1fn => {
                 type $S = u8;
                 $body
             }
@@ -96,7 +97,9 @@ impl Tensor {
     /// - `tensor_content`: little-endian element bytes; the length must be
     ///   exactly elements × element size.
     /// - otherwise the typed field of the dtype (`float_val`, `int_val` for
-    ///   int32/int16/int8/uint8/uint16 and the quantized types, `half_val`
+    ///   int32/int16/int8/uint8/uint16, the quantized types and the 4- and
+    ///   2-bit integers (wrapped to their width), `float8_val` for the float8
+    ///   and float4 types (one byte each), `half_val`
     ///   for half and bfloat16 bit patterns, `scomplex_val` as re/im pairs,
     ///   ...). As in TensorFlow, fewer values than elements repeat the last
     ///   value, no values at all mean zeros, and more values are an error.
@@ -181,6 +184,17 @@ impl Tensor {
             DtInt8 | DtQint8 => fill(dtype, shape, "int_val", &p.int_val, |v| v as i8),
             DtUint8 | DtQuint8 => fill(dtype, shape, "int_val", &p.int_val, |v| v as u8),
             DtUint16 | DtQuint16 => fill(dtype, shape, "int_val", &p.int_val, |v| v as u16),
+            // Sub-byte integers: one byte each, the value wrapped to its
+            // width as TF's `static_cast` to int4/int2 wraps it.
+            DtInt4 => fill(dtype, shape, "int_val", &p.int_val, |v| wrap_signed(v, 4)),
+            DtInt2 => fill(dtype, shape, "int_val", &p.int_val, |v| wrap_signed(v, 2)),
+            DtUint4 => fill(dtype, shape, "int_val", &p.int_val, |v| (v & 0xf) as u8),
+            DtUint2 => fill(dtype, shape, "int_val", &p.int_val, |v| (v & 0x3) as u8),
+            // float8 and float4 values: one byte each, their bit patterns.
+            DtFloat8E5m2 | DtFloat8E4m3fn | DtFloat8E4m3fnuz | DtFloat8E4m3b11fnuz
+            | DtFloat8E5m2fnuz | DtFloat4E2m1fn => {
+                fill(dtype, shape, "float8_val", &p.float8_val, |v: u8| v)
+            }
             DtInt64 => fill(dtype, shape, "int64_val", &p.int64_val, |v| v),
             DtUint32 => fill(dtype, shape, "uint32_val", &p.uint32_val, |v| v),
             DtUint64 => fill(dtype, shape, "uint64_val", &p.uint64_val, |v| v),
@@ -267,6 +281,12 @@ impl Tensor {
             DtInt8 | DtQint8 => p.int_val = widen(self.storage_slice::<i8>()),
             DtUint8 | DtQuint8 => p.int_val = widen(self.storage_slice::<u8>()),
             DtUint16 | DtQuint16 => p.int_val = widen(self.storage_slice::<u16>()),
+            DtInt4 | DtInt2 => p.int_val = widen(self.storage_slice::<i8>()),
+            DtUint4 | DtUint2 => p.int_val = widen(self.storage_slice::<u8>()),
+            DtFloat8E5m2 | DtFloat8E4m3fn | DtFloat8E4m3fnuz | DtFloat8E4m3b11fnuz
+            | DtFloat8E5m2fnuz | DtFloat4E2m1fn => {
+                p.float8_val = self.storage_slice::<u8>().to_vec()
+            }
             DtInt64 => p.int64_val = self.storage_slice::<i64>().to_vec(),
             DtUint32 => p.uint32_val = self.storage_slice::<u32>().to_vec(),
             DtUint64 => p.uint64_val = self.storage_slice::<u64>().to_vec(),
@@ -311,6 +331,11 @@ impl Tensor {
             ..Default::default()
         }
     }
+}
+
+/// The low `bits` bits of `v` as a two's-complement integer.
+fn wrap_signed(v: i32, bits: u32) -> i8 {
+    ((v << (32 - bits)) >> (32 - bits)) as i8
 }
 
 fn widen<T: Copy + Into<i32>>(v: &[T]) -> Vec<i32> {
