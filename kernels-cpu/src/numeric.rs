@@ -28,7 +28,12 @@ impl<T: TensorElement + Copy + Default + Debug + Send + Sync + 'static> Element 
 
 /// A number with `+ - * /` (real or complex).
 pub trait Number:
-    Element + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+    Element
+    + Denormal
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
 {
     /// Zero.
     const ZERO: Self;
@@ -208,4 +213,74 @@ impl Number for Complex128 {
     const ZERO: Self = Complex128::new(0.0, 0.0);
     const ONE: Self = Complex128::new(1.0, 0.0);
     plain_arith!();
+}
+
+/// Denormal flushing as TensorFlow's CPU kernels see it: with the thread in
+/// [`DenormalMode::FlushToZero`](registry_core::denormal::DenormalMode)
+/// (TF's default), the processor flushes the denormals its float
+/// instructions read and write, but the C library's functions (`log`,
+/// `fmod`, `floor`...) and `bfloat16`'s comparisons work on the bits, so
+/// kernels flush those values themselves with [`flushed`](Self::flushed).
+pub trait Denormal: Copy {
+    /// A denormal becomes a zero of its sign; other values are unchanged.
+    /// `half` is unchanged (TF computes `half` in `float`, where its
+    /// denormals are normal numbers), and so are integers and `bool`.
+    #[inline(always)]
+    fn flushed(self) -> Self {
+        self
+    }
+}
+
+impl Denormal for f32 {
+    #[inline(always)]
+    fn flushed(self) -> Self {
+        if self.is_subnormal() {
+            0.0f32.copysign(self)
+        } else {
+            self
+        }
+    }
+}
+
+impl Denormal for f64 {
+    #[inline(always)]
+    fn flushed(self) -> Self {
+        if self.is_subnormal() {
+            0.0f64.copysign(self)
+        } else {
+            self
+        }
+    }
+}
+
+impl Denormal for bf16 {
+    /// `bfloat16` widens to `float` bit for bit, so its denormals are
+    /// `float` denormals.
+    #[inline(always)]
+    fn flushed(self) -> Self {
+        let bits = self.to_bits();
+        if bits & 0x7f80 == 0 && bits & 0x007f != 0 {
+            bf16::from_bits(bits & 0x8000)
+        } else {
+            self
+        }
+    }
+}
+
+macro_rules! keeps_denormals {
+    ($($t:ty),*) => {$(
+        impl Denormal for $t {}
+    )*};
+}
+
+keeps_denormals!(
+    i8, i16, i32, i64, u8, u16, u32, u64, bool, f16, Complex64, Complex128
+);
+
+/// True when the current thread flushes denormals (read once per kernel
+/// call: the mode is per thread, set by the runtime).
+#[inline]
+pub fn flushing_denormals() -> bool {
+    registry_core::denormal::DenormalMode::current()
+        == registry_core::denormal::DenormalMode::FlushToZero
 }

@@ -76,3 +76,16 @@ macro_rules! unary_functions {
         }
     };
 }
+
+/// True for the table's ops that TensorFlow computes with bit operations
+/// (`Abs` clears the sign bit, `Neg` flips it), which keep denormal floats
+/// even where TF's CPU kernels flush denormals to zero; the others flush
+/// their denormal inputs and results there.
+///
+/// ```
+/// assert!(opreg_op_logic::unary::keeps_denormals("Abs"));
+/// assert!(!opreg_op_logic::unary::keeps_denormals("Log"));
+/// ```
+pub const fn keeps_denormals(op: &str) -> bool {
+    matches!(op.as_bytes(), b"Abs" | b"Neg")
+}

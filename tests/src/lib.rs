@@ -23,4 +23,5 @@ pub mod conformance;
 pub mod fixture_crate;
 pub mod fuzz;
 pub mod graphs;
+pub mod numerics;
 pub mod op_library;

@@ -10,9 +10,9 @@ use opreg_standard_ops::{
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 
-use super::driver::{binary, binary_checked};
-use super::scalar::{Conjugate, FloorDivMod, PowOp, Transcendental, tf_max, tf_min};
-use crate::numeric::{Number, Real};
+use super::driver::{binary_arith, binary_checked};
+use super::scalar::{Conjugate, FloorDivMod, MinMaxOp, PowOp, Transcendental};
+use crate::numeric::{Number, flushing_denormals};
 
 /// TF's message for an integer division or modulo by zero.
 pub const DIVISION_BY_ZERO: &str = "Integer division by zero";
@@ -26,7 +26,7 @@ pub const NEGATIVE_POWER: &str = "Integers to negative integer powers are not al
     T = [realnumbertype, complex64, complex128]
 )]
 fn add_v2<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| a.add_wrap(*b))
+    binary_arith(ctx, |a: T, b: T| a.add_wrap(b), no_check)
 }
 
 /// `Sub`: `x - y`.
@@ -36,7 +36,7 @@ fn add_v2<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     T = [realnumbertype, complex64, complex128]
 )]
 fn sub<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| a.sub_wrap(*b))
+    binary_arith(ctx, |a: T, b: T| a.sub_wrap(b), no_check)
 }
 
 /// `Mul`: `x * y`.
@@ -46,13 +46,18 @@ fn sub<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     T = [realnumbertype, complex64, complex128]
 )]
 fn mul<T: Number>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| a.mul_wrap(*b))
+    binary_arith(ctx, |a: T, b: T| a.mul_wrap(b), no_check)
 }
 
 /// `RealDiv`: `x / y` (IEEE: a zero divisor gives an infinity or NaN).
 #[kernel(op = RealDiv, device = CPU, T = [float, double, half, bfloat16, complex64, complex128])]
 fn real_div<T: Transcendental>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| *a / *b)
+    binary_arith(ctx, |a: T, b: T| a / b, no_check)
+}
+
+/// No input to check.
+fn no_check<T>(_: &[T]) -> Result<(), KernelError> {
+    Ok(())
 }
 
 /// Rejects a zero divisor for integer types.
@@ -70,7 +75,7 @@ fn check_divisor<T: FloorDivMod>(y: &[T]) -> Result<(), KernelError> {
     T = realnumbertype
 )]
 fn floor_div<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary_checked(ctx, |a: &T, b: &T| a.floor_div(*b), check_divisor::<T>)
+    binary_arith(ctx, |a: T, b: T| a.floor_div(b), check_divisor::<T>)
 }
 
 /// `FloorMod`: the remainder of the floor division, with the sign of `y`.
@@ -80,7 +85,15 @@ fn floor_div<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), Kernel
     T = realnumbertype
 )]
 fn floor_mod<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary_checked(ctx, |a: &T, b: &T| a.floor_mod(*b), check_divisor::<T>)
+    if flushing_denormals() {
+        binary_checked(
+            ctx,
+            |a: &T, b: &T| a.floor_mod_flushing(*b),
+            check_divisor::<T>,
+        )
+    } else {
+        binary_checked(ctx, |a: &T, b: &T| a.floor_mod(*b), check_divisor::<T>)
+    }
 }
 
 /// `Maximum`: the larger of `x` and `y`; NaN if either is NaN.
@@ -89,8 +102,8 @@ fn floor_mod<T: FloorDivMod>(ctx: &mut OpKernelContext<'_>) -> Result<(), Kernel
     device = CPU,
     T = realnumbertype
 )]
-fn maximum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| tf_max(*a, *b))
+fn maximum<T: MinMaxOp>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary_arith(ctx, T::tf_max, no_check)
 }
 
 /// `Minimum`: the smaller of `x` and `y`; NaN if either is NaN.
@@ -99,8 +112,8 @@ fn maximum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     device = CPU,
     T = realnumbertype
 )]
-fn minimum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| tf_min(*a, *b))
+fn minimum<T: MinMaxOp>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary_arith(ctx, T::tf_min, no_check)
 }
 
 /// `Pow`: `x ^ y`.
@@ -110,16 +123,17 @@ fn minimum<T: Real>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     T = [float, double, half, bfloat16, int8, int16, int32, int64, complex64, complex128]
 )]
 fn pow<T: PowOp>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary_checked(
-        ctx,
-        |a: &T, b: &T| a.pow_op(*b),
-        |y: &[T]| {
-            if T::INTEGER && y.iter().any(|v| v.is_negative_int()) {
-                return Err(KernelError::invalid_argument(NEGATIVE_POWER));
-            }
-            Ok(())
-        },
-    )
+    let check = |y: &[T]| {
+        if T::INTEGER && y.iter().any(|v| v.is_negative_int()) {
+            return Err(KernelError::invalid_argument(NEGATIVE_POWER));
+        }
+        Ok(())
+    };
+    if flushing_denormals() {
+        binary_checked(ctx, |a: &T, b: &T| a.pow_op_flushing(*b), check)
+    } else {
+        binary_checked(ctx, |a: &T, b: &T| a.pow_op(*b), check)
+    }
 }
 
 /// `SquaredDifference`: `conj(x - y) * (x - y)`.
@@ -129,8 +143,12 @@ fn pow<T: PowOp>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     T = [float, double, half, bfloat16, int32, int64, complex64, complex128]
 )]
 fn squared_difference<T: Conjugate>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    binary(ctx, |a: &T, b: &T| {
-        let d = a.sub_wrap(*b);
-        d.mul_wrap(d.conj())
-    })
+    binary_arith(
+        ctx,
+        |a: T, b: T| {
+            let d = a.sub_wrap(b);
+            d.mul_wrap(d.conj())
+        },
+        no_check,
+    )
 }

@@ -14,7 +14,7 @@ use registry_core::tensor::Tensor;
 
 use super::data::TensorData;
 use super::driver::{binary, compare, compare_by};
-use crate::numeric::Real;
+use crate::numeric::{Denormal, Real, flushing_denormals};
 
 /// `Equal` for types with a typed view: `x == y` (IEEE for floats, so
 /// `NaN != NaN`; component-wise for complex).
@@ -29,7 +29,7 @@ pub struct EqualKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: TensorData> BuildKernel for EqualKernel<T> {
+impl<T: TensorData + Denormal> BuildKernel for EqualKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             incompatible_shape_error: ctx.attr("incompatible_shape_error")?,
@@ -38,9 +38,15 @@ impl<T: TensorData> BuildKernel for EqualKernel<T> {
     }
 }
 
-impl<T: TensorData> OpKernel for EqualKernel<T> {
+impl<T: TensorData + Denormal> OpKernel for EqualKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| a == b)
+        if flushing_denormals() {
+            compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| {
+                a.flushed() == b.flushed()
+            })
+        } else {
+            compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| a == b)
+        }
     }
 }
 
@@ -94,7 +100,11 @@ impl OpKernel for EqualUntypedKernel {
     T = realnumbertype
 )]
 fn greater<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    compare(ctx, false, |a: &T, b: &T| a > b)
+    if flushing_denormals() {
+        compare(ctx, false, |a: &T, b: &T| a.flushed() > b.flushed())
+    } else {
+        compare(ctx, false, |a: &T, b: &T| a > b)
+    }
 }
 
 /// `LogicalAnd`: `x && y` (in place when an input can be forwarded).

@@ -11,7 +11,7 @@ use super::data::TensorData;
 use crate::elementwise::{
     binary_in_place_left, binary_in_place_right, binary_into, map_in_place, map_into,
 };
-use crate::numeric::Element;
+use crate::numeric::{Denormal, Element, flushing_denormals};
 use opreg_op_logic::broadcast::{Broadcast, BroadcastError};
 
 /// `y = f(x)` element-wise, in place when input 0 can be forwarded.
@@ -36,6 +36,31 @@ where
     F: Fn(&T, &T) -> T + Sync,
 {
     binary_checked(ctx, f, |_| Ok(()))
+}
+
+/// [`binary_checked`] for TF's float arithmetic: where the thread flushes
+/// denormals (TF's default), `f` sees denormal operands as zeros and its
+/// denormal results become zeros, as TF's arithmetic instructions make
+/// them; elsewhere `f` as is.
+pub(crate) fn binary_arith<T, F, C>(
+    ctx: &mut OpKernelContext<'_>,
+    f: F,
+    check: C,
+) -> Result<(), KernelError>
+where
+    T: Element + Denormal,
+    F: Fn(T, T) -> T + Sync,
+    C: FnOnce(&[T]) -> Result<(), KernelError>,
+{
+    if flushing_denormals() {
+        binary_checked(
+            ctx,
+            |a: &T, b: &T| f(a.flushed(), b.flushed()).flushed(),
+            check,
+        )
+    } else {
+        binary_checked(ctx, |a: &T, b: &T| f(*a, *b), check)
+    }
 }
 
 /// [`binary`], after `check(y)` accepted the divisor/exponent input (run

@@ -11,7 +11,7 @@
 
 use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
-use crate::numeric::{Float, Number, Real};
+use crate::numeric::{Denormal, Float, Number, Real};
 
 /// `Abs` for signed integers (wrapping: `abs(MIN) = MIN`) and floats
 /// (clears the sign bit, as `fabs`).
@@ -20,26 +20,40 @@ pub trait AbsOp: Real {
     fn tf_abs(self) -> Self;
 }
 
-/// `Relu`: `max(x, 0)`. TF computes `x.cwiseMax(0)` with Eigen, whose max
-/// returns its first argument when the comparison fails: `Relu(NaN) = NaN`
-/// and `Relu(-0.0) = -0.0`. Here: `if x < 0 { 0 } else { x }`, the same.
+/// `Relu`: `max(x, 0)` as TF 2.21's CPU kernels answer: for integers,
+/// `float` and `double`, `x` where it is greater than zero or NaN, else `+0`
+/// (`Relu(-0.0) = 0.0`); for `half` and `bfloat16` (Eigen's `max(x, 0)` in
+/// `float`), `x < 0 ? 0 : x` (`Relu(-0.0) = -0.0`). NaN stays NaN.
 pub trait ReluOp: Real {
-    /// `max(self, 0)`, keeping NaN and -0.0.
+    /// `max(self, 0)`, keeping NaN.
     fn tf_relu(self) -> Self;
 }
 
 macro_rules! relu_signed {
-    ($($t:ty = $zero:expr),*) => {$(
+    ($($t:ty),*) => {$(
         impl ReluOp for $t {
             #[inline(always)]
             fn tf_relu(self) -> Self {
-                if self < $zero { $zero } else { self }
+                if self > <$t as Number>::ZERO || is_nan(self) { self } else { <$t as Number>::ZERO }
             }
         }
     )*};
 }
 
-relu_signed!(i8 = 0, i16 = 0, i32 = 0, i64 = 0, f32 = 0.0, f64 = 0.0);
+relu_signed!(i8, i16, i32, i64, f32, f64);
+
+macro_rules! relu_half {
+    ($($t:ty),*) => {$(
+        impl ReluOp for $t {
+            #[inline(always)]
+            fn tf_relu(self) -> Self {
+                if self < <$t as Number>::ZERO { <$t as Number>::ZERO } else { self }
+            }
+        }
+    )*};
+}
+
+relu_half!(f16, bf16);
 
 macro_rules! relu_unsigned {
     ($($t:ty),*) => {$(
@@ -53,26 +67,6 @@ macro_rules! relu_unsigned {
 }
 
 relu_unsigned!(u8, u16, u32, u64);
-
-macro_rules! relu_half {
-    ($($t:ty = $inf:expr),*) => {$(
-        impl ReluOp for $t {
-            /// On the bits: negative (sign set), non-zero and not NaN.
-            #[inline(always)]
-            fn tf_relu(self) -> Self {
-                let bits = self.to_bits();
-                let magnitude = bits & 0x7fff;
-                if bits & 0x8000 != 0 && magnitude != 0 && magnitude <= $inf {
-                    <$t>::ZERO
-                } else {
-                    self
-                }
-            }
-        }
-    )*};
-}
-
-relu_half!(f16 = 0x7c00, bf16 = 0x7f80);
 
 /// `Neg` for signed integers (wrapping), floats and complex numbers.
 pub trait NegOp: Number {
@@ -116,6 +110,14 @@ pub trait FloorDivMod: Real {
     fn floor_div(self, y: Self) -> Self;
     /// `self - floor(self / y) * y`, with the sign of `y`.
     fn floor_mod(self, y: Self) -> Self;
+    /// [`floor_mod`](Self::floor_mod) on a thread that flushes denormals,
+    /// as TF's `fmod` then sign fix-up behaves there: a denormal divisor is
+    /// a zero (NaN results), a denormal remainder passes through `fmod` as
+    /// is but compares as zero (no fix-up).
+    #[inline(always)]
+    fn floor_mod_flushing(self, y: Self) -> Self {
+        self.floor_mod(y)
+    }
 }
 
 /// `Pow` for every type TF supports: integers by repeated squaring
@@ -128,6 +130,14 @@ pub trait PowOp: Number {
     fn is_negative_int(self) -> bool;
     /// `self ^ y`.
     fn pow_op(self, y: Self) -> Self;
+    /// [`pow_op`](Self::pow_op) on a thread that flushes denormals, as TF
+    /// computes it there: `float` and `double` through Eigen's vectorized
+    /// `pow`, whose arithmetic flushes (but `x ^ 1` is `x` as it is); the
+    /// other types through the C library, which does not.
+    #[inline(always)]
+    fn pow_op_flushing(self, y: Self) -> Self {
+        self.pow_op(y)
+    }
 }
 
 /// Whether `x` is a NaN (`x != x`; always false for integers).
@@ -137,29 +147,55 @@ pub fn is_nan<T: PartialEq>(x: T) -> bool {
     x != x
 }
 
-/// `Maximum`: NaN propagates (Eigen's `scalar_max_op<PropagateNaN>`).
-#[inline(always)]
-pub fn tf_max<T: Real>(a: T, b: T) -> T {
-    if is_nan(a) {
-        a
-    } else if is_nan(b) || a < b {
-        b
-    } else {
-        a
-    }
+/// `Maximum` and `Minimum` as TF 2.21's CPU kernels answer them (Eigen's
+/// `scalar_max_op`/`scalar_min_op` with NaN propagation):
+///
+/// - integers, `float`, `double`: a NaN first operand is the result, else
+///   `a > b ? a : b` (`a < b ? a : b` for the minimum), so a NaN second
+///   operand is the result and of two equal values, `-0` and `0`
+///   included, the second;
+/// - `half`, `bfloat16`: the first NaN operand, else `a < b ? b : a`
+///   (`b < a ? b : a`), so of two equal values the first.
+pub trait MinMaxOp: Real {
+    /// The larger.
+    fn tf_max(self, b: Self) -> Self;
+    /// The smaller.
+    fn tf_min(self, b: Self) -> Self;
 }
 
-/// `Minimum`: NaN propagates.
-#[inline(always)]
-pub fn tf_min<T: Real>(a: T, b: T) -> T {
-    if is_nan(a) {
-        a
-    } else if is_nan(b) || b < a {
-        b
-    } else {
-        a
-    }
+macro_rules! second_of_equals {
+    ($($t:ty),*) => {$(
+        impl MinMaxOp for $t {
+            #[inline(always)]
+            fn tf_max(self, b: Self) -> Self {
+                if is_nan(self) || self > b { self } else { b }
+            }
+            #[inline(always)]
+            fn tf_min(self, b: Self) -> Self {
+                if is_nan(self) || self < b { self } else { b }
+            }
+        }
+    )*};
 }
+
+second_of_equals!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+macro_rules! first_of_equals {
+    ($($t:ty),*) => {$(
+        impl MinMaxOp for $t {
+            #[inline(always)]
+            fn tf_max(self, b: Self) -> Self {
+                if is_nan(self) { self } else if is_nan(b) || self < b { b } else { self }
+            }
+            #[inline(always)]
+            fn tf_min(self, b: Self) -> Self {
+                if is_nan(self) { self } else if is_nan(b) || b < self { b } else { self }
+            }
+        }
+    )*};
+}
+
+first_of_equals!(f16, bf16);
 
 macro_rules! signed_int {
     ($($t:ty),*) => {$(
@@ -268,7 +304,25 @@ macro_rules! float_common {
                 let m = fmod(self, y);
                 if m != zero && ((y < zero) != (m < zero)) { m + y } else { m }
             }
+            #[inline(always)]
+            fn floor_mod_flushing(self, y: Self) -> Self {
+                let zero = <$t as Number>::ZERO;
+                let y = y.flushed();
+                let m = fmod(self, y);
+                let flushed = m.flushed();
+                if flushed != zero && ((y < zero) != (flushed < zero)) {
+                    (flushed + y).flushed()
+                } else {
+                    m
+                }
+            }
         }
+    )*};
+}
+float_common!(f32, f64, f16, bf16);
+
+macro_rules! float_pow {
+    ($($t:ty => $flushing:literal),*) => {$(
         impl PowOp for $t {
             const INTEGER: bool = false;
             #[inline(always)]
@@ -279,10 +333,22 @@ macro_rules! float_common {
             fn pow_op(self, y: Self) -> Self {
                 self.tf_pow(y)
             }
+            #[inline(always)]
+            fn pow_op_flushing(self, y: Self) -> Self {
+                if !$flushing {
+                    return self.tf_pow(y);
+                }
+                let y = y.flushed();
+                if y == <$t as Number>::ONE {
+                    self
+                } else {
+                    self.flushed().tf_pow(y).flushed()
+                }
+            }
         }
     )*};
 }
-float_common!(f32, f64, f16, bf16);
+float_pow!(f32 => true, f64 => true, f16 => false, bf16 => false);
 
 macro_rules! native_float {
     ($($t:ty),*) => {$(
@@ -505,11 +571,43 @@ mod tests {
 
     #[test]
     fn nan_propagates_through_max_min() {
-        assert!(tf_max(f32::NAN, 1.0).is_nan());
-        assert!(tf_max(1.0, f32::NAN).is_nan());
-        assert!(tf_min(f64::NAN, 1.0).is_nan());
-        assert_eq!(tf_max(2, 3), 3);
-        assert_eq!(tf_min(2u8, 3), 2);
+        assert!(f32::NAN.tf_max(1.0).is_nan());
+        assert!(1.0f32.tf_max(f32::NAN).is_nan());
+        assert!(f64::NAN.tf_min(1.0).is_nan());
+        assert!(bf16::ONE.tf_max(bf16::NAN).is_nan());
+        assert_eq!(2.tf_max(3), 3);
+        assert_eq!(2u8.tf_min(3), 2);
+    }
+
+    #[test]
+    fn equal_values_pick_as_tensorflow_does() {
+        // float/double: the second of two equals; half/bfloat16: the first.
+        assert_eq!(0.0f32.tf_max(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!((-0.0f64).tf_min(0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(f16::ZERO.tf_max(f16::NEG_ZERO).to_bits(), 0);
+        assert_eq!(bf16::NEG_ZERO.tf_min(bf16::ZERO).to_bits(), 0x8000);
+        assert_eq!((-0.0f32).tf_relu().to_bits(), 0);
+        assert_eq!(f16::NEG_ZERO.tf_relu().to_bits(), 0x8000);
+        assert!(f64::NAN.tf_relu().is_nan());
+    }
+
+    #[test]
+    fn flushing_floor_mod_and_pow() {
+        let tiny = f64::from_bits(1);
+        assert!(1.0f64.floor_mod_flushing(tiny).is_nan());
+        assert_eq!(
+            tiny.floor_mod_flushing(-1.0),
+            tiny,
+            "a denormal remainder passes"
+        );
+        assert_eq!(tiny.pow_op_flushing(1.0), tiny, "x ^ 1 is x as it is");
+        assert_eq!(0.0f64.pow_op_flushing(tiny), 1.0, "x ^ 0 after the flush");
+        let bf_tiny = bf16::from_bits(1);
+        assert_eq!(
+            bf16::ZERO.pow_op_flushing(bf_tiny),
+            bf16::ZERO,
+            "bfloat16 pow keeps denormals"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::driver::unary;
 #[allow(unused_imports)] // each is the bound of some entry of the table
 use super::scalar::{AbsOp, NegOp, ReluOp, Transcendental};
 #[allow(unused_imports)]
-use crate::numeric::{Float, Number};
+use crate::numeric::{Denormal, Float, Number, flushing_denormals};
 
 /// One CPU kernel per entry of the table, in the entry's feature group.
 macro_rules! cpu_unary_kernels {
@@ -23,7 +23,18 @@ macro_rules! cpu_unary_kernels {
         #[allow(non_snake_case)]
         #[kernel(op = opreg_standard_ops::$op, device = CPU, T = [$($ct),*])]
         fn $op<$t: $bound>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-            unary(ctx, |$x: $t| $cpu)
+            // TF's arithmetic flushes denormal inputs and results (the C
+            // library's functions here do not, so they are flushed around
+            // them); its bit operations keep them.
+            if flushing_denormals() && !opreg_op_logic::unary::keeps_denormals(stringify!($op)) {
+                unary(ctx, |$x: $t| {
+                    let $x = $x.flushed();
+                    let y: $t = $cpu;
+                    y.flushed()
+                })
+            } else {
+                unary(ctx, |$x: $t| $cpu)
+            }
         }
     )*};
 }

@@ -221,7 +221,9 @@ macro_rules! half_sum {
             }
             #[inline]
             fn mean_finish(acc: f32, count: usize) -> $t {
-                $t::from_f32(acc / count as f32)
+                // TF divides the sum as a `$t` (so a sum past the type's
+                // range is infinite before the division).
+                $t::from_f32($t::from_f32(acc).to_f32() / count as f32)
             }
             const EMPTY_MEAN: $t = $t::NAN;
             #[inline]
@@ -339,8 +341,9 @@ macro_rules! nan_max {
     ($acc:expr, $x:expr) => {{
         let (acc, x) = ($acc, $x);
         #[allow(clippy::eq_op)]
-        let x_nan = x != x;
-        if x > acc || x_nan { x } else { acc }
+        let acc_nan = acc != acc;
+        // Eigen's order: of two equal values (`0` and `-0`) the later.
+        if acc_nan || acc > x { acc } else { x }
     }};
 }
 
@@ -369,29 +372,28 @@ float_max!(f32, f64);
 
 macro_rules! half_max {
     ($($t:ident),*) => {$(
+        /// Compared as `f32`, kept as the element's own bits: TF's maximum
+        /// of `half`/`bfloat16` is one of the inputs, bit for bit (a
+        /// `bfloat16` denormal too, where `f32` arithmetic would flush it).
         impl MaxElement for $t {
-            type Acc = f32;
-            const LOWEST: f32 = f32::NEG_INFINITY;
+            type Acc = u16;
+            const LOWEST: u16 = $t::NEG_INFINITY.to_bits();
             #[inline]
-            fn max_step(acc: f32, x: $t) -> f32 {
-                nan_max!(acc, x.to_f32())
+            fn max_step(acc: u16, x: $t) -> u16 {
+                let a = $t::from_bits(acc).to_f32();
+                let b = x.to_f32();
+                #[allow(clippy::eq_op)]
+                let acc_nan = a != a;
+                // Eigen's order: of two equal values (`0` and `-0`) the later.
+                if acc_nan || a > b { acc } else { x.to_bits() }
             }
             #[inline]
-            fn max_merge(a: f32, b: f32) -> f32 {
-                nan_max!(a, b)
+            fn max_merge(a: u16, b: u16) -> u16 {
+                Self::max_step(a, $t::from_bits(b))
             }
             #[inline]
-            fn max_finish(acc: f32) -> $t {
-                // Exact: `acc` is one of the inputs (or ±inf / NaN).
-                $t::from_f32(acc)
-            }
-            #[inline]
-            fn max_run(xs: &[$t]) -> f32 {
-                widened_run(MaxReducer::<f32>::new(), xs)
-            }
-            #[inline]
-            fn max_row(acc: &mut [f32], row: &[$t]) {
-                widened_row(MaxReducer::<f32>::new(), acc, row)
+            fn max_finish(acc: u16) -> $t {
+                $t::from_bits(acc)
             }
         }
     )*};
