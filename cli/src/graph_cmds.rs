@@ -43,8 +43,9 @@ fn shapes(graph: &Graph, feeds: &[NamedTensor]) -> Result<GraphShapes, CliError>
     Ok(graph.infer_shapes(&fed)?)
 }
 
-/// `opreg check`: every node with its inferred output dtypes and shapes, and
-/// the device its kernel would run on.
+/// `opreg check`: every node with its inferred output dtypes and shapes, the
+/// device its kernel would run on, and TF's warning for each op the graph
+/// uses that is deprecated at a GraphDef version newer than its producer.
 pub(crate) fn check(
     graph: &Graph,
     feeds: &[NamedTensor],
@@ -98,6 +99,9 @@ pub(crate) fn check(
     }
     if !problems.is_empty() {
         return Err(CliError::Check(problems));
+    }
+    for warning in graph.deprecation_warnings() {
+        let _ = writeln!(out, "warning: {warning}");
     }
     let _ = writeln!(
         out,

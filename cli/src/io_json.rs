@@ -246,6 +246,31 @@ pub fn entry_json(name: &str, t: &Tensor) -> Value {
 mod tests {
     use super::*;
 
+    /// Numbers that serde_json's fast float parsing rounds wrongly: every
+    /// io.json value is read correctly rounded (`float_roundtrip`).
+    #[test]
+    fn numbers_are_read_correctly_rounded() {
+        let text = r#"[1000000000000000.5, 0.1, 2.2250738585072011e-308, 9007199254740993,
+            1.7976931348623157e308, 4.9406564584124654e-324, 0.30000000000000004]"#;
+        let values: Vec<serde_json::Value> = serde_json::from_str(text).unwrap();
+        let t = tensor_from_values(DataType::DtDouble, &[7], &values).unwrap();
+        assert_eq!(
+            t.as_slice::<f64>().unwrap(),
+            &[
+                1_000_000_000_000_000.5,
+                0.1,
+                2.225_073_858_507_201e-308,
+                9_007_199_254_740_992.0,
+                f64::MAX,
+                f64::from_bits(1),
+                0.300_000_000_000_000_04,
+            ]
+        );
+        // The issue's example: FloorMod(1000000000000000.5, 3) is 1.5 in TF.
+        let x = t.as_slice::<f64>().unwrap()[0];
+        assert_eq!(x % 3.0, 1.5);
+    }
+
     #[test]
     fn values_round_trip_through_json() {
         let t = Tensor::from_vec([3], vec![0.1f32, f32::NAN, f32::NEG_INFINITY]).unwrap();

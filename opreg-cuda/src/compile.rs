@@ -132,11 +132,16 @@ fn arch(compute_capability: (i32, i32)) -> Option<&'static str> {
 /// Compiles `source` (after the prelude) to PTX for a device of
 /// `compute_capability` (`(9, 0)`: Hopper). Needs only the NVRTC library,
 /// not a GPU; errors carry NVRTC's log.
+///
+/// Single-precision code flushes denormals to zero (`--ftz=true`), as
+/// TensorFlow's own GPU kernels are built (`-nvcc_options=ftz=true` in its
+/// `cuda_default_copts`); double precision keeps them, on the GPU as in TF.
 pub fn compile_ptx(source: &KernelSource, compute_capability: (i32, i32)) -> Result<Ptx, String> {
     let options = CompileOptions {
         arch: arch(compute_capability),
         name: Some(format!("{}.cu", source.key().replace('/', "_"))),
         options: vec!["--std=c++17".to_owned()],
+        ftz: Some(true),
         ..Default::default()
     };
     // NVRTC can abort through cudarc on an unloadable library; callers

@@ -70,9 +70,10 @@ macro_rules! unary_functions {
             /// The hyperbolic tangent.
             Tanh(x) ["math"]: cpu <T: Transcendental> x.tf_tanh(), for [float, double, half, bfloat16, complex64, complex128];
                 gpu {float: "tanhf(x)", double: "tanh(x)"} for [half, bfloat16, float, double];
-            /// `max(x, 0)`, keeping NaN and `-0` as Eigen's `cwiseMax` does.
+            /// `max(x, 0)`, keeping NaN; `-0` gives `0` for float and
+            /// double and stays `-0` for half and bfloat16, as TF's CPU kernels.
             Relu(x) ["nn"]: cpu <T: ReluOp> x.tf_relu(), for [realnumbertype];
-                gpu {float: "x < (C)0 ? (C)0 : x", double: "x < (C)0 ? (C)0 : x"} for [half, bfloat16, float, double];
+                gpu {float: "relu_of<T>(x)", double: "relu_of<T>(x)"} for [half, bfloat16, float, double];
         }
     };
 }

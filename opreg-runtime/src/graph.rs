@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::Path;
 
-use opreg_proto::{DataType, GraphDef, NodeDef, OpDef, TextFormat};
+use opreg_proto::{DataType, GraphDef, NodeDef, OpDef, TextFormat, VersionDef};
 use rustc_hash::FxHashMap;
 
 use crate::GraphError;
@@ -84,6 +84,7 @@ impl GraphNode {
 pub struct Graph {
     nodes: Vec<GraphNode>,
     index: FxHashMap<String, usize>,
+    versions: Option<VersionDef>,
 }
 
 /// Reads a GraphDef from a binary (`.pb`) or text (`.pbtxt`) file; the
@@ -190,7 +191,8 @@ impl Graph {
             nodes[i].control_inputs = controls;
         }
         let order = topological_order(&nodes)?;
-        let graph = Self::reordered(nodes, &order);
+        let mut graph = Self::reordered(nodes, &order);
+        graph.versions = graph_def.versions;
         // Static shape errors (a MatMul of constants that cannot multiply,
         // a bad Reshape of a constant...) are found before anything runs.
         graph.infer_shapes(&[])?;
@@ -282,7 +284,26 @@ impl Graph {
         Self {
             nodes: sorted,
             index,
+            versions: None,
         }
+    }
+
+    /// The GraphDef's `versions` (producer, min_consumer, bad_consumers).
+    pub fn versions(&self) -> Option<&VersionDef> {
+        self.versions.as_ref()
+    }
+
+    /// TF's warning for each op (once) that the graph uses and that is
+    /// deprecated at a version newer than the graph's producer: it still
+    /// runs, but a graph re-exported by a newer TensorFlow will not.
+    pub fn deprecation_warnings(&self) -> Vec<String> {
+        let producer = self.versions.as_ref().map_or(0, |v| v.producer);
+        let mut seen = std::collections::BTreeSet::new();
+        self.nodes
+            .iter()
+            .filter(|n| seen.insert(n.op_def.name.as_str()))
+            .filter_map(|n| versions::deprecation_warning(&n.op_def, producer))
+            .collect()
     }
 }
 

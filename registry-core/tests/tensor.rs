@@ -637,3 +637,75 @@ fn large_buffers_are_zeroed_aligned_and_writable() {
     drop(t);
     assert_eq!(shared.as_slice::<f32>().unwrap()[0], 1.5);
 }
+
+/// The float8, float4 and 4- and 2-bit integer types convert from and to
+/// TensorProto as TF 2.21 holds them: one byte per element in
+/// `tensor_content`, `float8_val` bytes for the float8/float4 types, and
+/// `int_val` wrapped to the integer's width (TF's `static_cast`).
+#[test]
+fn small_float_and_integer_types_convert() {
+    let shape = |n: i64| shape_proto(&[n]);
+    // int_val: int4 sign-extends its low 4 bits, uint2 keeps its low 2.
+    let int4 = TensorProto {
+        dtype: DataType::DtInt4 as i32,
+        tensor_shape: shape(4),
+        int_val: vec![1, -1, 8, 9],
+        ..Default::default()
+    };
+    let t = Tensor::from_proto(&int4).unwrap();
+    assert_eq!(t.as_bytes().unwrap(), &[1, 0xff, 0xf8, 0xf9]);
+    assert_eq!(t.to_proto_field().int_val, vec![1, -1, -8, -7]);
+    let int2 = TensorProto {
+        dtype: DataType::DtInt2 as i32,
+        tensor_shape: shape(3),
+        int_val: vec![1, 2, 3],
+        ..Default::default()
+    };
+    assert_eq!(
+        Tensor::from_proto(&int2).unwrap().to_proto_field().int_val,
+        vec![1, -2, -1],
+        "TF reads int2 [1, 2, 3] as [1, -2, -1]"
+    );
+    let uint2 = TensorProto {
+        dtype: DataType::DtUint2 as i32,
+        tensor_shape: shape(2),
+        int_val: vec![5, 3],
+        ..Default::default()
+    };
+    assert_eq!(
+        Tensor::from_proto(&uint2).unwrap().as_bytes().unwrap(),
+        &[1, 3]
+    );
+    // float8_val: one byte per element; fewer values repeat the last.
+    for dtype in [
+        DataType::DtFloat8E4m3fn,
+        DataType::DtFloat8E5m2,
+        DataType::DtFloat8E4m3fnuz,
+        DataType::DtFloat8E4m3b11fnuz,
+        DataType::DtFloat8E5m2fnuz,
+        DataType::DtFloat4E2m1fn,
+    ] {
+        let p = TensorProto {
+            dtype: dtype as i32,
+            tensor_shape: shape(3),
+            float8_val: vec![0x38, 0xb8],
+            ..Default::default()
+        };
+        let t = Tensor::from_proto(&p).unwrap();
+        assert_eq!(t.dtype(), dtype);
+        assert_eq!(t.as_bytes().unwrap(), &[0x38, 0xb8, 0xb8]);
+        assert_eq!(t.to_proto_field().float8_val, vec![0x38, 0xb8, 0xb8]);
+        // tensor_content round trip, one byte each.
+        let content = t.to_proto();
+        assert_eq!(content.tensor_content, vec![0x38, 0xb8, 0xb8]);
+        assert_eq!(Tensor::from_proto(&content).unwrap(), t);
+    }
+    // A wrong content length is still an error.
+    let short = TensorProto {
+        dtype: DataType::DtFloat8E5m2 as i32,
+        tensor_shape: shape(3),
+        tensor_content: vec![1, 2],
+        ..Default::default()
+    };
+    assert!(Tensor::from_proto(&short).is_err());
+}

@@ -244,3 +244,67 @@ fn gpu_sessions_fail_cleanly_without_a_gpu() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The float kernels at extreme magnitudes (`tests/data/tf-numerics`, TF
+/// 2.21's CPU answers) on the GPU: every case whose op has a GPU kernel runs
+/// there and matches TF's answer, except where that answer depends on how
+/// denormals are treated: where opreg's CPU kernels answer differently with
+/// and without flushing (the GPU keeps double precision's denormals, as
+/// TF's GPU kernels do), and, in single precision, where an input or TF's
+/// answer is a denormal (the GPU flushes every single-precision denormal,
+/// bit operations included, as TF's GPU kernels built with `ftz=true` do);
+/// and where TF's CPU `Cast` to an integer gives x86's "integer
+/// indefinite" (the GPU saturates, as TF's GPU kernels do). Prints, per op,
+/// how many elements were passed over.
+#[test]
+#[ignore = "needs a GPU"]
+fn extreme_magnitudes_on_the_gpu_match_tensorflow() {
+    use opreg_tests::numerics::{
+        compare_where, denormal_dependent, is_cast_indefinite, load_cases, run_case,
+        touches_denormal,
+    };
+    use registry_core::proto::DataType;
+    link();
+    require_gpu("extreme_magnitudes_on_the_gpu");
+    let mut problems = Vec::new();
+    let mut on_gpu = 0;
+    for case in load_cases().unwrap() {
+        let kernels = KernelRegistry::global();
+        if kernels
+            .kernels_for_op(&case.op)
+            .iter()
+            .all(|k| k.device != DEVICE_GPU)
+        {
+            continue;
+        }
+        on_gpu += 1;
+        let dependent = denormal_dependent(&case).unwrap();
+        let single = case.t != DataType::DtDouble;
+        match run_case(&case, gpu_then_cpu()) {
+            Ok(out) => {
+                let (diffs, passed_over) = compare_where(&case, &out, |i| {
+                    !dependent.get(i).copied().unwrap_or(false)
+                        && !is_cast_indefinite(&case, i)
+                        && !(single && touches_denormal(&case, i))
+                });
+                if passed_over > 0 {
+                    println!(
+                        "{}: {passed_over} element(s) differ where TF's CPU answer depends on denormal flushing or x86's integer indefinite",
+                        case.label()
+                    );
+                }
+                problems.extend(diffs);
+            }
+            Err(why) => problems.push(format!("{}: {why}", case.label())),
+        }
+    }
+    for p in &problems {
+        println!("{p}");
+    }
+    assert!(on_gpu > 50, "only {on_gpu} cases have GPU kernels");
+    assert!(
+        problems.is_empty(),
+        "{} differences from TensorFlow (above)",
+        problems.len()
+    );
+}

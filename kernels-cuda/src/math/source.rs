@@ -18,7 +18,8 @@
 //!   after each operation TF's `Eigen::half` arithmetic rounds after (the
 //!   quotient of `FloorDiv`, the difference of `SquaredDifference`, each
 //!   sum of `AddN`); the transcendental functions round once;
-//! - `Maximum`/`Minimum` propagate NaN (the first NaN operand);
+//! - `Maximum`/`Minimum` propagate NaN (the first NaN operand) and pick
+//!   among equal values (`0`, `-0`) as TF's CPU kernels do;
 //! - integer `FloorDiv`/`FloorMod` round toward negative infinity; `MIN / -1`
 //!   is `MIN` and `MIN % -1` is 0. A zero divisor, an error on the CPU
 //!   (which checks the divisor before computing) cannot be reported by a GPU
@@ -31,8 +32,8 @@
 //!   `cvt.rzi` to a 32-bit (`int8`..`int32`, `uint8`..`uint32`) or 64-bit
 //!   integer, which is what nvcc emits for TF's C++ casts: out-of-range
 //!   values saturate to that 32- or 64-bit type's range, then narrower types
-//!   keep the low bits; NaN gives 0 through 32 bits and `i64::MIN` through
-//!   64 bits (measured on an H200). (The CPU kernels follow x86 instead,
+//!   keep the low bits; NaN gives 0 through 32 bits, and `i64::MIN` to
+//!   `int64` and `2^63` to `uint64` (measured on an H200). (The CPU kernels follow x86 instead,
 //!   so NaN and out-of-range values differ; in-range values agree.)
 
 use registry_core::kernel::KernelError;
@@ -140,12 +141,23 @@ template <typename C> __device__ __forceinline__ bool nan_of(C) { return false; 
 __device__ __forceinline__ bool nan_of(float v) { return isnan(v); }
 __device__ __forceinline__ bool nan_of(double v) { return isnan(v); }
 
-// Maximum and Minimum: a NaN operand is the result (the first one).
-template <typename C> __device__ __forceinline__ C max_nan(C a, C b) {
-    return nan_of(a) ? a : ((nan_of(b) || a < b) ? b : a);
+// Maximum and Minimum as TF 2.21's CPU kernels answer: a NaN operand is the
+// result (the first one); of two equal values (0 and -0) the second for
+// float, double and integers, the first for half and bfloat16 (T narrower
+// than the compute type C).
+template <typename T, typename C> __device__ __forceinline__ C max_nan(C a, C b) {
+    if (sizeof(T) < sizeof(C)) return nan_of(a) ? a : ((nan_of(b) || a < b) ? b : a);
+    return (nan_of(a) || a > b) ? a : b;
 }
-template <typename C> __device__ __forceinline__ C min_nan(C a, C b) {
-    return nan_of(a) ? a : ((nan_of(b) || b < a) ? b : a);
+template <typename T, typename C> __device__ __forceinline__ C min_nan(C a, C b) {
+    if (sizeof(T) < sizeof(C)) return nan_of(a) ? a : ((nan_of(b) || b < a) ? b : a);
+    return (nan_of(a) || a < b) ? a : b;
+}
+// Relu as TF 2.21's CPU kernels answer: float and double give +0 for -0
+// (x > 0 or NaN keeps x), half and bfloat16 keep -0 (x < 0 gives 0).
+template <typename T, typename C> __device__ __forceinline__ C relu_of(C x) {
+    if (sizeof(T) < sizeof(C)) return x < (C)0 ? (C)0 : x;
+    return (x > (C)0 || nan_of(x)) ? x : (C)0;
 }
 
 __device__ __forceinline__ float floor_fmod(float a, float b) {
@@ -176,8 +188,8 @@ template <typename T, typename C> __device__ __forceinline__ C squared_differenc
 }
 
 // Float to integer as nvcc compiles C++ casts: PTX cvt.rzi (truncation;
-// out-of-range values saturate) to 32 or 64 bits. NaN gives 0 to 32 bits and
-// the most negative value to 64 bits (seen on an H200, sm_90).
+// out-of-range values saturate) to 32 or 64 bits. NaN gives 0 to 32 bits,
+// and 0x8000000000000000 to 64 bits (seen on an H200, sm_90).
 __device__ __forceinline__ i32 cvt_s32(float v) { i32 r; asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }
 __device__ __forceinline__ i32 cvt_s32(double v) { i32 r; asm("cvt.rzi.s32.f64 %0, %1;" : "=r"(r) : "d"(v)); return r; }
 __device__ __forceinline__ u32 cvt_u32(float v) { u32 r; asm("cvt.rzi.u32.f32 %0, %1;" : "=r"(r) : "f"(v)); return r; }
@@ -291,8 +303,8 @@ impl BinaryFn {
             (Self::FloorDiv, Signed | Unsigned) => s("floor_div_int(a, b)"),
             (Self::FloorMod, Float | Double) => s("floor_fmod(a, b)"),
             (Self::FloorMod, Signed | Unsigned) => s("floor_mod_int(a, b)"),
-            (Self::Maximum, Float | Double | Signed | Unsigned) => s("max_nan(a, b)"),
-            (Self::Minimum, Float | Double | Signed | Unsigned) => s("min_nan(a, b)"),
+            (Self::Maximum, Float | Double | Signed | Unsigned) => s("max_nan<T>(a, b)"),
+            (Self::Minimum, Float | Double | Signed | Unsigned) => s("min_nan<T>(a, b)"),
             (Self::Pow, Float) => s("powf(a, b)"),
             (Self::Pow, Double) => s("pow(a, b)"),
             (Self::Pow, Signed) => s("pow_int(a, b)"),

@@ -140,7 +140,9 @@ fn op_definition(op: ReduceOp, dtype: DataType) -> Option<String> {
             compute,
             "0",
             add.to_owned(),
-            "store<T>(a / (acc_t)count)".to_owned(),
+            // The sum rounded to T before the division, as TF's Mean of
+            // half and bfloat16 (a sum past the type's range is infinite).
+            "store<T>(load(store<T>(a)) / (acc_t)count)".to_owned(),
         ),
         ReduceOp::Mean => (
             "i64",
