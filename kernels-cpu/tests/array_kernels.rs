@@ -1562,3 +1562,32 @@ fn one_hot_errors_match_tensorflow() {
         KernelError::invalid_argument("depth must be a scalar, but got: [1]")
     );
 }
+
+/// float8 tensors (one byte per element, as TF holds them) move through
+/// the array kernels TF registers them for on CPU, bit for bit.
+#[test]
+fn float8_values_move_bit_for_bit() {
+    for dtype in [DataType::DtFloat8E4m3fn, DataType::DtFloat8E5m2] {
+        let f8 = |shape: &[usize], v: &[u8]| {
+            let mut t = Tensor::zeros(dtype, shape).unwrap();
+            t.as_mut_bytes().unwrap().copy_from_slice(v);
+            t
+        };
+        let x = f8(&[2, 3], &[0x38, 0xb8, 0x40, 0x7f, 0x80, 0x01]);
+        let out = run("Transpose", vec![x.clone(), i32t(&[2], &[1, 0])], &[]);
+        assert_eq!(out.dtype(), dtype);
+        assert_eq!(
+            out.as_bytes().unwrap(),
+            &[0x38, 0x7f, 0xb8, 0x80, 0x40, 0x01]
+        );
+        let both = run(
+            "ConcatV2",
+            vec![x.clone(), f8(&[1, 3], &[1, 2, 3]), i32t(&[], &[0])],
+            &[("N", 2i64.into())],
+        );
+        assert_eq!(
+            both.as_bytes().unwrap(),
+            &[0x38, 0xb8, 0x40, 0x7f, 0x80, 0x01, 1, 2, 3]
+        );
+    }
+}

@@ -45,7 +45,7 @@
 //!   "devices": ["CPU"],                      // the columns' devices, in order
 //!   "dtypes": ["DT_HALF", ...],              // every type some row allows, in display order
 //!   "against": null | {"source": "tf_2_21_kernels.pb", "kernels": {"CPU": {
-//!       "total": 770, "matched": 726, "no_tensor": 41,
+//!       "total": 770, "matched": 742, "no_tensor": 25,
 //!       "disallowed": ["MatMul: T in [int16]", ...], "unmatched": [...]}}},
 //!   "rows": [{
 //!       "op": "Abs", "attr": "T" | null,

@@ -67,7 +67,7 @@ fn take_inputs(ctx: &mut OpKernelContext<'_>, n: usize) -> Result<Vec<Tensor>, K
 #[kernel(
     op = ConcatV2,
     device = CPU,
-    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+    T = [bfloat16, bool, complex128, float8_e4m3fn, float8_e5m2, complex64, double, float, half, int16, int32, int64, int8,
          qint16, qint32, qint8, quint16, quint8, string, uint16, uint32, uint64, uint8],
     host_memory = ["axis"]
 )]
@@ -101,7 +101,7 @@ fn concat_into(
 #[kernel(
     op = Pack,
     device = CPU,
-    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+    T = [bfloat16, bool, complex128, float8_e4m3fn, float8_e5m2, complex64, double, float, half, int16, int32, int64, int8,
          qint16, qint32, qint8, quint16, quint8, string, uint16, uint32, uint64, uint8]
 )]
 struct PackKernel {

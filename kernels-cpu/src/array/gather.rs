@@ -23,7 +23,7 @@ use opreg_op_logic::index::dim_i64;
 #[kernel(
     op = GatherV2,
     device = CPU,
-    Tparams = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64,
+    Tparams = [bfloat16, bool, complex128, float8_e4m3fn, float8_e5m2, complex64, double, float, half, int16, int32, int64,
                int8, qint16, qint32, qint8, quint16, quint8, string, uint16, uint32, uint64, uint8],
     Tindices = [int16, int32, int64],
     host_memory = ["axis"]

@@ -16,7 +16,7 @@ use opreg_op_logic::transpose::Transposition;
 #[kernel(
     op = Transpose,
     device = CPU,
-    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+    T = [bfloat16, bool, complex128, float8_e4m3fn, float8_e5m2, complex64, double, float, half, int16, int32, int64, int8,
          string, uint16, uint32, uint64, uint8],
     host_memory = ["perm"]
 )]
