@@ -380,6 +380,11 @@ impl PreparedRun<'_> {
     ///
     /// A kernel that panics fails the run with [`KernelError::Panicked`]
     /// (when panics unwind, the default); the session stays usable.
+    ///
+    /// The run executes on one of opreg's kernel threads, in the session's
+    /// [`denormals`](SessionOptions::denormals) mode (the calling thread
+    /// waits for it), so kernels and devices do not see the caller's
+    /// thread-local state.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
         threads::run_in_mode(self.session.options.denormals, || self.run_here(feeds))

@@ -7,7 +7,8 @@
 
 use std::any::Any;
 use std::cell::Cell;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use opreg_runtime::{Graph, RunError, Session, SessionOptions};
 use opreg_standard_ops::{Neg, Reshape};
@@ -17,11 +18,13 @@ use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::{DataType, GraphDef, TextFormat};
 use registry_core::tensor::{Tensor, TensorError};
 
+/// Host -> FAKE copies (a session runs on its kernel threads, not the
+/// test's, so the counts are global; the tests take turns, see [`link`]).
+static UPLOADS: AtomicUsize = AtomicUsize::new(0);
+/// FAKE -> host copies.
+static DOWNLOADS: AtomicUsize = AtomicUsize::new(0);
+
 thread_local! {
-    /// Host -> FAKE copies made on this thread.
-    static UPLOADS: Cell<usize> = const { Cell::new(0) };
-    /// FAKE -> host copies made on this thread.
-    static DOWNLOADS: Cell<usize> = const { Cell::new(0) };
     /// FAKE allocations made on this thread (kernels' outputs).
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
@@ -38,7 +41,7 @@ impl DeviceMemory for FakeMemory {
         self.0.len()
     }
     fn copy_to_host(&self, dst: &mut [u8]) -> Result<(), DeviceError> {
-        DOWNLOADS.with(|d| d.set(d.get() + 1));
+        DOWNLOADS.fetch_add(1, Ordering::SeqCst);
         dst.copy_from_slice(&self.0);
         Ok(())
     }
@@ -79,7 +82,7 @@ impl Device for FakeDevice {
         self
     }
     fn upload(&self, tensor: &Tensor) -> Result<Tensor, DeviceError> {
-        UPLOADS.with(|u| u.set(u.get() + 1));
+        UPLOADS.fetch_add(1, Ordering::SeqCst);
         let bytes = tensor.as_bytes().map_err(|e| DeviceError::Transfer {
             device: "FAKE:0".into(),
             reason: e.to_string(),
@@ -174,8 +177,12 @@ fn fake_reshape(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     ctx.set_output(0, x.reshape(sizes)?)
 }
 
-fn link() {
+/// Links the kernels; the returned guard makes the tests of this file take
+/// turns, so the global copy counts are one test's.
+fn link() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
     kernels_cpu::link();
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn graph(text: &str) -> Graph {
@@ -211,11 +218,11 @@ fn fake_first() -> SessionOptions {
 
 #[test]
 fn nodes_run_on_the_device_and_fall_back_to_cpu() {
-    link();
+    let _serial = link();
     let session = Session::with_options(mixed_graph(), fake_first());
     let x = Tensor::from_vec([4], vec![1.0f32, -2.0, 3.0, -4.0]).unwrap();
-    UPLOADS.with(|u| u.set(0));
-    DOWNLOADS.with(|d| d.set(0));
+    UPLOADS.store(0, Ordering::SeqCst);
+    DOWNLOADS.store(0, Ordering::SeqCst);
     let out = session.run(&[("x", x)], &["neg2", "reshape"]).unwrap();
 
     assert_eq!(session.placement("neg1").as_deref(), Some("FAKE"));
@@ -234,13 +241,13 @@ fn nodes_run_on_the_device_and_fall_back_to_cpu() {
     // Uploads: x for neg1, abs's output for neg2. Downloads: reshape's
     // output for abs (CPU), and the two fetches. The shape Const never
     // moves (host memory arg).
-    assert_eq!(UPLOADS.with(Cell::get), 2);
-    assert_eq!(DOWNLOADS.with(Cell::get), 3);
+    assert_eq!(UPLOADS.load(Ordering::SeqCst), 2);
+    assert_eq!(DOWNLOADS.load(Ordering::SeqCst), 3);
 }
 
 #[test]
 fn kernels_allocate_on_their_device_and_forward_in_place() {
-    link();
+    let _serial = link();
     let node = registry_core::node_def::NodeDefBuilder::new("neg", "Neg")
         .input(("x", DataType::DtFloat))
         .finalize()
@@ -272,19 +279,19 @@ fn kernels_allocate_on_their_device_and_forward_in_place() {
 
 #[test]
 fn cpu_only_sessions_never_touch_the_device() {
-    link();
+    let _serial = link();
     let session = Session::new(mixed_graph());
-    UPLOADS.with(|u| u.set(0));
+    UPLOADS.store(0, Ordering::SeqCst);
     let x = Tensor::from_vec([4], vec![1.0f32, -2.0, 3.0, -4.0]).unwrap();
     let out = session.run(&[("x", x)], &["neg2"]).unwrap();
     assert_eq!(out[0].as_slice::<f32>().unwrap(), &[-1.0, -2.0, -3.0, -4.0]);
     assert_eq!(session.placement("neg1").as_deref(), Some("CPU"));
-    assert_eq!(UPLOADS.with(Cell::get), 0);
+    assert_eq!(UPLOADS.load(Ordering::SeqCst), 0);
 }
 
 #[test]
 fn a_requested_device_is_used_per_node_and_skipped_when_missing() {
-    link();
+    let _serial = link();
     // neg1 asks for FAKE, neg2 for BROKEN (which cannot be opened): soft
     // placement runs neg2 on the CPU.
     let text = format!(
@@ -304,7 +311,7 @@ fn a_requested_device_is_used_per_node_and_skipped_when_missing() {
 
 #[test]
 fn a_session_device_that_cannot_be_opened_fails_runs_clearly() {
-    link();
+    let _serial = link();
     let options = SessionOptions {
         devices: vec!["BROKEN".into(), "CPU".into()],
         ..Default::default()
