@@ -676,6 +676,17 @@ fn small_float_and_integer_types_convert() {
         Tensor::from_proto(&uint2).unwrap().as_bytes().unwrap(),
         &[1, 3]
     );
+    // tensor_content: a sub-byte integer is its byte's low bits.
+    let raw = TensorProto {
+        dtype: DataType::DtInt4 as i32,
+        tensor_shape: shape(2),
+        tensor_content: vec![0x7f, 0x13],
+        ..Default::default()
+    };
+    assert_eq!(
+        Tensor::from_proto(&raw).unwrap().to_proto_field().int_val,
+        vec![-1, 3]
+    );
     // float8_val: one byte per element; fewer values repeat the last.
     for dtype in [
         DataType::DtFloat8E4m3fn,

@@ -95,7 +95,8 @@ impl Tensor {
     /// that is lower).
     ///
     /// - `tensor_content`: little-endian element bytes; the length must be
-    ///   exactly elements × element size.
+    ///   exactly elements × element size (the 4- and 2-bit integers keep
+    ///   their low bits, sign-extended for the signed ones).
     /// - otherwise the typed field of the dtype (`float_val`, `int_val` for
     ///   int32/int16/int8/uint8/uint16, the quantized types and the 4- and
     ///   2-bit integers (wrapped to their width), `float8_val` for the float8
@@ -171,8 +172,10 @@ impl Tensor {
                     actual: content.len(),
                 });
             }
-            return with_storage_type!(dtype, S => from_content::<S>(dtype, shape, content),
-                _ => Err(TensorError::UnsupportedDtype(dtype)));
+            let mut tensor = with_storage_type!(dtype, S => from_content::<S>(dtype, shape, content),
+                _ => Err(TensorError::UnsupportedDtype(dtype)))?;
+            canonicalize_sub_byte(&mut tensor);
+            return Ok(tensor);
         }
         let p = proto;
         use DataType::*;
@@ -330,6 +333,22 @@ impl Tensor {
             tensor_shape: Some(self.shape().to_proto()),
             ..Default::default()
         }
+    }
+}
+
+/// Sub-byte integers read from raw bytes keep only their value, as TF's
+/// 4- and 2-bit types read a byte: its low bits, sign-extended for the
+/// signed ones.
+fn canonicalize_sub_byte(tensor: &mut Tensor) {
+    let wrap: fn(u8) -> u8 = match tensor.dtype() {
+        DataType::DtInt4 => |b| wrap_signed(i32::from(b), 4) as u8,
+        DataType::DtInt2 => |b| wrap_signed(i32::from(b), 2) as u8,
+        DataType::DtUint4 => |b| b & 0xf,
+        DataType::DtUint2 => |b| b & 0x3,
+        _ => return,
+    };
+    for b in tensor.typed_mut_unchecked::<u8>() {
+        *b = wrap(*b);
     }
 }
 
