@@ -38,7 +38,9 @@ pub struct SessionOptions {
     pub max_memory_bytes: Option<u64>,
     /// How the CPU kernels treat denormal floats. Default:
     /// [`DenormalMode::FlushToZero`], TensorFlow's behaviour (inputs and
-    /// results flushed to zero on every thread that runs a kernel, see
+    /// results flushed to zero on every thread that runs a kernel: the
+    /// calling thread during a run, and rayon's global pool, where kernels
+    /// run their parallel work, from the first such run on; see
     /// [`registry_core::denormal`]); [`DenormalMode::Ieee`] keeps them.
     pub denormals: DenormalMode,
 }
@@ -381,10 +383,11 @@ impl PreparedRun<'_> {
     /// A kernel that panics fails the run with [`KernelError::Panicked`]
     /// (when panics unwind, the default); the session stays usable.
     ///
-    /// The run executes on one of opreg's kernel threads, in the session's
-    /// [`denormals`](SessionOptions::denormals) mode (the calling thread
-    /// waits for it), so kernels and devices do not see the caller's
-    /// thread-local state.
+    /// The run executes in the session's
+    /// [`denormals`](SessionOptions::denormals) mode: with the default
+    /// (flush to zero) on the calling thread, put in the mode for the run,
+    /// with rayon's global pool (where kernels run their parallel work) in
+    /// the mode too; with IEEE denormals on a thread of a pool of its own.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
         threads::run_in_mode(self.session.options.denormals, || self.run_here(feeds))

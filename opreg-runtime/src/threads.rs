@@ -1,47 +1,56 @@
-//! The threads kernels run on: one thread pool per
-//! [`DenormalMode`], each thread put in its mode once, at its start (as
-//! TensorFlow's executor and thread-pool threads are, with
+//! The threads kernels run on, in a session's [`DenormalMode`] (as
+//! TensorFlow puts its executor and thread-pool threads in its mode with
 //! `port::ScopedFlushDenormal`).
 //!
-//! A run of a [`Session`](crate::Session) runs on a thread of its mode's pool,
-//! so the kernels' own parallel work (rayon's `par_*`, the GEMMs) lands on
-//! that pool's threads too: every thread that touches a run's floats treats
-//! denormals the same way.
+//! - [`DenormalMode::FlushToZero`], the default: a run executes on the
+//!   calling thread, put in the mode for the run, and the kernels' parallel
+//!   work (rayon's `par_*`, the GEMMs) runs on rayon's global pool, whose
+//!   threads are put in the mode once, at the first such run. No thread hop:
+//!   a small graph's run costs what it did before.
+//! - [`DenormalMode::Ieee`]: a run executes on a thread of a pool of its own,
+//!   whose threads keep IEEE denormals, so its parallel work lands there too.
 
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
-use registry_core::denormal::{DenormalMode, set_thread_mode};
+use registry_core::denormal::{DenormalMode, ScopedDenormalMode, set_thread_mode};
 
-/// The pool whose threads run kernels in `mode`, started on first use with
-/// rayon's thread count (`RAYON_NUM_THREADS`, else one per CPU). `None` if
-/// the threads could not be started.
-pub(crate) fn kernel_pool(mode: DenormalMode) -> Option<&'static rayon::ThreadPool> {
-    static FLUSH: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+/// The pool whose threads keep IEEE denormals, started on first use with
+/// rayon's thread count. `None` if its threads could not be started.
+fn ieee_pool() -> Option<&'static rayon::ThreadPool> {
     static IEEE: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    let (cell, name) = match mode {
-        DenormalMode::FlushToZero => (&FLUSH, "opreg-kernels"),
-        DenormalMode::Ieee => (&IEEE, "opreg-kernels-ieee"),
-    };
-    cell.get_or_init(|| {
+    IEEE.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
-            .thread_name(move |i| format!("{name}-{i}"))
-            .start_handler(move |_| set_thread_mode(mode))
+            .thread_name(|i| format!("opreg-kernels-ieee-{i}"))
+            .start_handler(|_| set_thread_mode(DenormalMode::Ieee))
             .build()
             .ok()
     })
     .as_ref()
 }
 
-/// Runs `work` on a thread in `mode`: a thread of that mode's pool (this
-/// one, if it is one already), or this thread put in `mode` for the call when
-/// the pool cannot be started.
+/// Puts every thread of rayon's global pool in flush-to-zero mode, once.
+fn flush_global_pool() {
+    static DONE: Once = Once::new();
+    DONE.call_once(|| {
+        rayon::broadcast(|_| set_thread_mode(DenormalMode::FlushToZero));
+    });
+}
+
+/// Runs `work` with every thread that runs its kernels in `mode` (see the
+/// module docs).
 pub(crate) fn run_in_mode<R: Send>(mode: DenormalMode, work: impl FnOnce() -> R + Send) -> R {
-    match kernel_pool(mode) {
-        Some(pool) if pool.current_thread_index().is_none() => pool.install(work),
-        Some(_) => work(),
-        None => {
-            let _mode = registry_core::denormal::ScopedDenormalMode::new(mode);
+    match mode {
+        DenormalMode::FlushToZero => {
+            flush_global_pool();
+            let _mode = ScopedDenormalMode::new(mode);
             work()
         }
+        DenormalMode::Ieee => match ieee_pool() {
+            Some(pool) if pool.current_thread_index().is_none() => pool.install(work),
+            _ => {
+                let _mode = ScopedDenormalMode::new(mode);
+                work()
+            }
+        },
     }
 }
