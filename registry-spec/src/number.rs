@@ -56,28 +56,34 @@ impl Format {
 
 /// `text` as an `f32`, by TensorFlow's rules (see the module docs).
 pub fn parse_f32(text: &str) -> Option<f32> {
-    let (negative, body) = split_sign(text);
-    let magnitude = match special(body) {
-        Some(Special::Infinity) => f32::INFINITY,
-        Some(Special::NaN) => f32::NAN,
-        None => match hex_body(body) {
-            Some(hex) => f32::from_bits(hex_bits(hex, &F32)? as u32),
-            None if is_decimal(body) => body.parse::<f32>().ok()?,
-            None => return None,
-        },
-    };
-    Some(if negative { -magnitude } else { magnitude })
+    parse_float(text, &F32, f32::INFINITY, f32::NAN, |bits| {
+        f32::from_bits(bits as u32)
+    })
 }
 
 /// `text` as an `f64`, by TensorFlow's rules (see the module docs).
 pub fn parse_f64(text: &str) -> Option<f64> {
+    parse_float(text, &F64, f64::INFINITY, f64::NAN, f64::from_bits)
+}
+
+/// The sign, then a special word, a hexadecimal or a decimal number.
+fn parse_float<F>(
+    text: &str,
+    format: &Format,
+    infinity: F,
+    nan: F,
+    from_bits: impl Fn(u64) -> F,
+) -> Option<F>
+where
+    F: std::str::FromStr + std::ops::Neg<Output = F>,
+{
     let (negative, body) = split_sign(text);
     let magnitude = match special(body) {
-        Some(Special::Infinity) => f64::INFINITY,
-        Some(Special::NaN) => f64::NAN,
+        Some(Special::Infinity) => infinity,
+        Some(Special::NaN) => nan,
         None => match hex_body(body) {
-            Some(hex) => f64::from_bits(hex_bits(hex, &F64)?),
-            None if is_decimal(body) => body.parse::<f64>().ok()?,
+            Some(hex) => from_bits(hex_bits(hex, format)?),
+            None if is_decimal(body) => body.parse::<F>().ok()?,
             None => return None,
         },
     };

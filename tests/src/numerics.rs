@@ -246,7 +246,8 @@ struct FloatBits {
     ordered: i64,
 }
 
-fn float_bits(bits: u64, dtype: DataType) -> Option<FloatBits> {
+/// A float type's width, exponent bits and mantissa bits.
+fn float_layout(dtype: DataType) -> Option<(u32, u32, u32)> {
     let (width, exponent_bits) = match dtype {
         DataType::DtDouble => (64, 11),
         DataType::DtFloat => (32, 8),
@@ -254,7 +255,11 @@ fn float_bits(bits: u64, dtype: DataType) -> Option<FloatBits> {
         DataType::DtBfloat16 => (16, 8),
         _ => return None,
     };
-    let mantissa_bits = width - 1 - exponent_bits;
+    Some((width, exponent_bits, width - 1 - exponent_bits))
+}
+
+fn float_bits(bits: u64, dtype: DataType) -> Option<FloatBits> {
+    let (width, exponent_bits, mantissa_bits) = float_layout(dtype)?;
     let all_ones = (1u64 << exponent_bits) - 1;
     let exponent = (bits >> mantissa_bits) & all_ones;
     let mantissa = bits & ((1u64 << mantissa_bits) - 1);
@@ -278,14 +283,9 @@ pub fn compare(case: &Case, ours: &Tensor) -> Vec<String> {
 
 /// True when these bits, in `dtype`, are a denormal.
 pub fn is_denormal(bits: u64, dtype: DataType) -> bool {
-    let (width, exponent_bits) = match dtype {
-        DataType::DtDouble => (64, 11),
-        DataType::DtFloat => (32, 8),
-        DataType::DtHalf => (16, 5),
-        DataType::DtBfloat16 => (16, 8),
-        _ => return false,
+    let Some((_, exponent_bits, mantissa_bits)) = float_layout(dtype) else {
+        return false;
     };
-    let mantissa_bits = width - 1 - exponent_bits;
     let exponent = (bits >> mantissa_bits) & ((1u64 << exponent_bits) - 1);
     exponent == 0 && bits & ((1u64 << mantissa_bits) - 1) != 0
 }
