@@ -27,14 +27,18 @@
 //! - [`add_n`]: `AddN`'s input checks and summation order.
 //! - [`select`]: `Select`'s condition rules, `SelectV2`'s broadcast error.
 //! - [`batch_norm`]: `FusedBatchNormV3`'s attrs and shape checks.
+//! - [`batch_matmul`]: `BatchMatMulV2`/`V3`'s checks and broadcast batches.
+//! - [`einsum`]: `Einsum`'s equation and its plan on concrete shapes.
 
 pub mod add_n;
 pub mod axes;
+pub mod batch_matmul;
 pub mod batch_norm;
 pub mod broadcast;
 pub mod concat;
 pub mod constant;
 pub mod conv;
+pub mod einsum;
 pub mod gather;
 pub mod index;
 pub mod one_hot;

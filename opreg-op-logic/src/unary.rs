@@ -70,6 +70,51 @@ macro_rules! unary_functions {
             /// The hyperbolic tangent.
             Tanh(x) ["math"]: cpu <T: Transcendental> x.tf_tanh(), for [float, double, half, bfloat16, complex64, complex128];
                 gpu {float: "tanhf(x)", double: "tanh(x)"} for [half, bfloat16, float, double];
+            /// `min(max(x, 0), 6)`, keeping NaN (`-0` as in `Relu`).
+            Relu6(x) ["nn"]: cpu <T: Relu6Op> x.tf_relu6(), for [realnumbertype];
+                gpu {float: "relu6_of<T, C>(x)", double: "relu6_of<T, C>(x)"} for [half, bfloat16, float, double];
+            /// `x < 0 ? exp(x) - 1 : x`.
+            Elu(x) ["nn"]: cpu <T: SpecialFloat> x.tf_elu(), for [float, double, half, bfloat16];
+                gpu {float: "elu_of<T, C>(x)", double: "elu_of<T, C>(x)"} for [half, bfloat16, float, double];
+            /// `x < 0 ? scale * alpha * (exp(x) - 1) : scale * x`.
+            Selu(x) ["nn"]: cpu <T: SpecialFloat> x.tf_selu(), for [float, double, half, bfloat16];
+                gpu {float: "selu_of<T, C>(x)", double: "selu_of<T, C>(x)"} for [half, bfloat16, float, double];
+            /// `log(exp(x) + 1)`, `x` and `exp(x)` beyond TF's thresholds.
+            Softplus(x) ["nn"]: cpu <T: SpecialFloat> x.tf_softplus(), for [float, double, half, bfloat16];
+                gpu {float: "softplus_of<T, C>(x)", double: "softplus_of<T, C>(x)"} for [half, bfloat16, float, double];
+            /// `x / (|x| + 1)`.
+            Softsign(x) ["nn"]: cpu <T: SpecialFloat> x.tf_softsign(), for [float, double, half, bfloat16];
+                gpu {float: "softsign_of<T, C>(x)", double: "softsign_of<T, C>(x)"} for [half, bfloat16, float, double];
+            /// The error function.
+            Erf(x) ["math"]: cpu <T: SpecialFloat> x.tf_erf(), for [float, double, half, bfloat16];
+                gpu {float: "erff(x)", double: "erf(x)"} for [half, bfloat16, float, double];
+            /// The complementary error function.
+            Erfc(x) ["math"]: cpu <T: SpecialFloat> x.tf_erfc(), for [float, double, half, bfloat16];
+                gpu {float: "erfcf(x)", double: "erfc(x)"} for [half, bfloat16, float, double];
+            /// `log(1 + x)`.
+            Log1p(x) ["math"]: cpu <T: SpecialComplexible> x.tf_log1p(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "log1pf(x)", double: "log1p(x)"} for [half, bfloat16, float, double];
+            /// `exp(x) - 1`.
+            Expm1(x) ["math"]: cpu <T: SpecialComplexible> x.tf_expm1(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "expm1f(x)", double: "expm1(x)"} for [half, bfloat16, float, double];
+            /// The sine.
+            Sin(x) ["math"]: cpu <T: SpecialComplexible> x.tf_sin(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "sinf(x)", double: "sin(x)"} for [half, bfloat16, float, double];
+            /// The cosine.
+            Cos(x) ["math"]: cpu <T: SpecialComplexible> x.tf_cos(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "cosf(x)", double: "cos(x)"} for [half, bfloat16, float, double];
+            /// `1 / x`.
+            Reciprocal(x) ["math"]: cpu <T: SpecialComplexible> x.tf_reciprocal(), for [float, double, half, bfloat16, complex64, complex128];
+                gpu {float: "1.0f / x", double: "1.0 / x"} for [half, bfloat16, float, double];
+            /// The smallest integer not less than `x`.
+            Ceil(x) ["math"]: cpu <T: SpecialFloat> x.tf_ceil(), for [float, double, half, bfloat16];
+                gpu {float: "ceilf(x)", double: "ceil(x)"} for [half, bfloat16, float, double];
+            /// Rounded half to even (the identity on integers).
+            Round(x) ["math"]: cpu <T: RoundOp> x.tf_round(), for [float, double, half, bfloat16, int32, int64];
+                gpu {float: "rintf(x)", double: "rint(x)", signed: "x"} for [half, bfloat16, float, double, int32, int64];
+            /// -1, 0 or 1 (NaN for NaN; `x / |x|` for complex numbers).
+            Sign(x) ["math"]: cpu <T: SignOp> x.tf_sign(), for [float, double, half, bfloat16, int8, int16, int32, int64, complex64, complex128];
+                gpu {float: "sign_of(x)", double: "sign_of(x)", signed: "sign_of(x)"} for [half, bfloat16, float, double, int32, int64];
             /// `max(x, 0)`, keeping NaN; `-0` gives `0` for float and
             /// double and stays `-0` for half and bfloat16, as TF's CPU kernels.
             Relu(x) ["nn"]: cpu <T: ReluOp> x.tf_relu(), for [realnumbertype];

@@ -67,14 +67,13 @@ pub enum GraphError {
         /// Index of the second.
         second: usize,
     },
-    /// A node's op is not registered.
-    #[error("node '{node}': {source}")]
+    /// Ops of the graph are not registered: every one of them, in order of
+    /// first use (one line each: the op, how many nodes use it, the first
+    /// of them, and the registry's answer with its suggestions).
+    #[error("{}", unknown_ops_message(.ops))]
     UnknownOp {
-        /// The node.
-        node: String,
-        /// The registry's answer (with suggestions).
-        #[source]
-        source: Box<RegistryError>,
+        /// Each unregistered op.
+        ops: Vec<UnknownOp>,
     },
     /// A node does not fit its OpDef.
     #[error(transparent)]
@@ -247,5 +246,43 @@ pub enum RunError {
 impl From<GraphError> for RunError {
     fn from(e: GraphError) -> Self {
         RunError::Graph(Box::new(e))
+    }
+}
+
+/// An op a graph uses that is not registered (see [`GraphError::UnknownOp`]).
+#[derive(Debug, Clone)]
+pub struct UnknownOp {
+    /// The op's name.
+    pub op: String,
+    /// How many nodes use it.
+    pub count: usize,
+    /// The first node that uses it.
+    pub first_node: String,
+    /// The registry's answer for it (with suggestions).
+    pub source: Box<RegistryError>,
+}
+
+fn unknown_ops_message(ops: &[UnknownOp]) -> String {
+    let line = |u: &UnknownOp| {
+        let uses = if u.count == 1 {
+            String::new()
+        } else {
+            format!(" (and {} more nodes)", u.count - 1)
+        };
+        format!("node '{}'{uses}: {}", u.first_node, u.source)
+    };
+    match ops {
+        [one] => line(one),
+        _ => {
+            let mut m = format!(
+                "{} ops of the graph are not registered in this binary:",
+                ops.len()
+            );
+            for u in ops {
+                m.push_str("\n  ");
+                m.push_str(&line(u));
+            }
+            m
+        }
     }
 }

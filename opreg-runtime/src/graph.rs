@@ -10,6 +10,7 @@ use opreg_proto::{DataType, GraphDef, NodeDef, OpDef, TextFormat, VersionDef};
 use rustc_hash::FxHashMap;
 
 use crate::GraphError;
+use crate::error::UnknownOp;
 use crate::versions;
 use registry_core::node_def::{
     add_defaults_to_node_def, in_out_types_for_node, parse_input, types_compatible,
@@ -165,11 +166,19 @@ impl Graph {
             }
             index.insert(node.name.clone(), i);
         }
+        let unknown = unknown_ops(ops, &graph_def.node);
+        if !unknown.is_empty() {
+            return Err(GraphError::UnknownOp { ops: unknown });
+        }
         let mut nodes = Vec::with_capacity(graph_def.node.len());
         for mut def in graph_def.node {
             let op = ops.look_up(&def.op).map_err(|e| GraphError::UnknownOp {
-                node: def.name.clone(),
-                source: Box::new(e),
+                ops: vec![UnknownOp {
+                    op: def.op.clone(),
+                    count: 1,
+                    first_node: def.name.clone(),
+                    source: Box::new(e),
+                }],
             })?;
             versions::check_op_deprecation(op.op_def(), producer)?;
             add_defaults_to_node_def(op.op_def(), &mut def);
@@ -443,4 +452,25 @@ fn cycle_path(nodes: &[GraphNode], pending: &[usize]) -> Vec<String> {
         names.push(first);
     }
     names
+}
+
+/// Every op of `nodes` that `ops` does not hold, in order of first use,
+/// with its node count and first node.
+fn unknown_ops(ops: &OpRegistry, nodes: &[NodeDef]) -> Vec<UnknownOp> {
+    let mut unknown: Vec<UnknownOp> = Vec::new();
+    for def in nodes {
+        if let Some(u) = unknown.iter_mut().find(|u| u.op == def.op) {
+            u.count += 1;
+            continue;
+        }
+        if let Err(e) = ops.look_up(&def.op) {
+            unknown.push(UnknownOp {
+                op: def.op.clone(),
+                count: 1,
+                first_node: def.name.clone(),
+                source: Box::new(e),
+            });
+        }
+    }
+    unknown
 }

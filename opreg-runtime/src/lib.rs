@@ -21,7 +21,7 @@ mod shapes;
 mod threads;
 pub mod versions;
 
-pub use error::{GraphError, RunError};
+pub use error::{GraphError, RunError, UnknownOp};
 pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use placement::requested_device_type;
 pub use session::{PreparedRun, Session, SessionOptions};

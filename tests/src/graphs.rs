@@ -139,3 +139,49 @@ pub fn compare(name: &str, ours: &Tensor, expected: &Tensor) -> Result<f64, Stri
     }
     Ok(worst)
 }
+
+/// A model of `shared/models` (same layout as the graphs).
+pub fn shared_model(name: &str) -> SharedGraph {
+    let dir = crate::shared_dir().join("models").join(name);
+    load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// Compares a model's fetch with TF's by the models' rule
+/// (`shared/models/README.md`): same dtype and shape; ints and bools
+/// exactly; floats within `1e-4 * max(1, max|want|)` (a whole network sums
+/// in other orders than TF's kernels). Returns the largest error relative
+/// to that scale.
+pub fn compare_model(name: &str, ours: &Tensor, expected: &Tensor) -> Result<f64, String> {
+    if ours.dtype() != expected.dtype() || ours.dims() != expected.dims() {
+        return Err(format!(
+            "{name}: {:?}{:?}, TF has {:?}{:?}",
+            ours.dtype(),
+            ours.dims(),
+            expected.dtype(),
+            expected.dims()
+        ));
+    }
+    let (Some(a), Some(b)) = (as_f64(ours), as_f64(expected)) else {
+        return Err(format!(
+            "{name}: dtype {:?} cannot be compared",
+            ours.dtype()
+        ));
+    };
+    let exact = tolerance(ours.dtype()) == (0.0, 0.0);
+    let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    let allowed = if exact { 0.0 } else { 1e-4 * scale };
+    let mut worst: f64 = 0.0;
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+        if x.is_nan() && y.is_nan() || x == y {
+            continue;
+        }
+        let err = (x - y).abs();
+        if err.is_nan() || err > allowed {
+            return Err(format!(
+                "{name}[{i}]: {x} vs TF's {y} (error {err:e} > {allowed:e})"
+            ));
+        }
+        worst = worst.max(err / scale);
+    }
+    Ok(worst)
+}

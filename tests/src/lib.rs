@@ -25,3 +25,4 @@ pub mod fuzz;
 pub mod graphs;
 pub mod numerics;
 pub mod op_library;
+pub mod tf_ops;

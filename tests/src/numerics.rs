@@ -67,7 +67,9 @@ fn dtype_of(name: &str) -> Result<DataType, String> {
     DataType::from_type_name(name).map_err(|e| e.to_string())
 }
 
-fn tensor_of(v: &Value) -> Result<Tensor, String> {
+/// A tensor from its JSON form: `dtype` (numpy's name), `shape`, and
+/// `bits` (each element's little-endian bits in hex).
+pub fn tensor_of(v: &Value) -> Result<Tensor, String> {
     let dtype = dtype_of(v["dtype"].as_str().ok_or("no dtype")?)?;
     let shape: Vec<i64> = v["shape"]
         .as_array()

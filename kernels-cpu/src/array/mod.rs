@@ -25,7 +25,7 @@
 
 mod concat;
 mod constant;
-mod elements;
+pub(crate) mod elements;
 mod gather;
 mod index;
 mod one_hot;
@@ -33,7 +33,7 @@ mod pad;
 mod parallel;
 mod reshape;
 mod slice;
-mod strided;
+pub(crate) mod strided;
 mod strided_slice;
 mod tile;
 mod transpose;

@@ -1,10 +1,14 @@
 //! Comparison and logic kernels with broadcasting and a `bool` output:
-//! `Equal` (every type TF has, strings and quantized types included, with
-//! its `incompatible_shape_error` attr), `Greater`, `LogicalAnd`.
+//! `Equal` and `NotEqual` (every type TF has, strings and quantized types
+//! included, with their `incompatible_shape_error` attr), `Greater`,
+//! `GreaterEqual`, `Less`, `LessEqual`, `LogicalAnd`, `LogicalOr` and
+//! (unary) `LogicalNot`.
 
 use std::marker::PhantomData;
 
-use opreg_standard_ops::{Equal, Greater, LogicalAnd};
+use opreg_standard_ops::{
+    Equal, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalNot, LogicalOr, NotEqual,
+};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -13,7 +17,7 @@ use registry_core::proto::DataType;
 use registry_core::tensor::Tensor;
 
 use super::data::TensorData;
-use super::driver::{binary, compare, compare_by};
+use super::driver::{binary, compare, compare_by, unary};
 use crate::numeric::{Denormal, Real, flushing_denormals};
 
 /// `Equal` for types with a typed view: `x == y` (IEEE for floats, so
@@ -24,8 +28,17 @@ use crate::numeric::{Denormal, Real, flushing_denormals};
     T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
          uint64, bool, complex64, complex128]
 )]
+#[kernel(
+    op = NotEqual,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+         uint64, bool, complex64, complex128]
+)]
 pub struct EqualKernel<T> {
     incompatible_shape_error: bool,
+    /// `NotEqual`: the answer is `x != y` (and `true` for incompatible
+    /// shapes without `incompatible_shape_error`).
+    not: bool,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -33,6 +46,7 @@ impl<T: TensorData + Denormal> BuildKernel for EqualKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             incompatible_shape_error: ctx.attr("incompatible_shape_error")?,
+            not: ctx.op() == "NotEqual",
             _t: PhantomData,
         })
     }
@@ -40,12 +54,14 @@ impl<T: TensorData + Denormal> BuildKernel for EqualKernel<T> {
 
 impl<T: TensorData + Denormal> OpKernel for EqualKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let lenient = (!self.incompatible_shape_error).then_some(self.not);
+        let not = self.not;
         if flushing_denormals() {
-            compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| {
-                a.flushed() == b.flushed()
+            compare(ctx, lenient, |a: &T, b: &T| {
+                (a.flushed() == b.flushed()) != not
             })
         } else {
-            compare(ctx, !self.incompatible_shape_error, |a: &T, b: &T| a == b)
+            compare(ctx, lenient, |a: &T, b: &T| (a == b) != not)
         }
     }
 }
@@ -53,8 +69,10 @@ impl<T: TensorData + Denormal> OpKernel for EqualKernel<T> {
 /// `Equal` for `string` (byte-wise) and the quantized types (their stored
 /// integers), which have no Rust element type: dispatches on the dtype.
 #[kernel(op = Equal, device = CPU, T = [string, qint8, quint8, qint16, quint16, qint32])]
+#[kernel(op = NotEqual, device = CPU, T = [string, qint8, quint8, qint16, quint16, qint32])]
 pub struct EqualUntypedKernel {
     incompatible_shape_error: bool,
+    not: bool,
     dtype: DataType,
 }
 
@@ -62,6 +80,7 @@ impl BuildKernel for EqualUntypedKernel {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             incompatible_shape_error: ctx.attr("incompatible_shape_error")?,
+            not: ctx.op() == "NotEqual",
             dtype: ctx.attr("T")?,
         })
     }
@@ -74,17 +93,20 @@ fn raw_elements<const N: usize>(t: &Tensor) -> Result<&[[u8; N]], KernelError> {
 
 impl OpKernel for EqualUntypedKernel {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let incompatible_is_false = !self.incompatible_shape_error;
+        let lenient = (!self.incompatible_shape_error).then_some(self.not);
+        let not = self.not;
         match self.dtype {
-            DataType::DtString => compare::<Vec<u8>, _>(ctx, incompatible_is_false, PartialEq::eq),
+            DataType::DtString => {
+                compare::<Vec<u8>, _>(ctx, lenient, |a: &Vec<u8>, b: &Vec<u8>| (a == b) != not)
+            }
             DataType::DtQint8 | DataType::DtQuint8 => {
-                compare_by(ctx, incompatible_is_false, raw_elements::<1>, PartialEq::eq)
+                compare_by(ctx, lenient, raw_elements::<1>, |a, b| (a == b) != not)
             }
             DataType::DtQint16 | DataType::DtQuint16 => {
-                compare_by(ctx, incompatible_is_false, raw_elements::<2>, PartialEq::eq)
+                compare_by(ctx, lenient, raw_elements::<2>, |a, b| (a == b) != not)
             }
             DataType::DtQint32 => {
-                compare_by(ctx, incompatible_is_false, raw_elements::<4>, PartialEq::eq)
+                compare_by(ctx, lenient, raw_elements::<4>, |a, b| (a == b) != not)
             }
             other => Err(KernelError::unimplemented(format!(
                 "Equal has no untyped kernel for {other:?}"
@@ -101,10 +123,52 @@ impl OpKernel for EqualUntypedKernel {
 )]
 fn greater<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     if flushing_denormals() {
-        compare(ctx, false, |a: &T, b: &T| a.flushed() > b.flushed())
+        compare(ctx, None, |a: &T, b: &T| a.flushed() > b.flushed())
     } else {
-        compare(ctx, false, |a: &T, b: &T| a > b)
+        compare(ctx, None, |a: &T, b: &T| a > b)
     }
+}
+
+/// `GreaterEqual`: `x >= y` (false when either is NaN).
+#[kernel(op = GreaterEqual, device = CPU, T = realnumbertype)]
+fn greater_equal<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    if flushing_denormals() {
+        compare(ctx, None, |a: &T, b: &T| a.flushed() >= b.flushed())
+    } else {
+        compare(ctx, None, |a: &T, b: &T| a >= b)
+    }
+}
+
+/// `Less`: `x < y` (false when either is NaN).
+#[kernel(op = Less, device = CPU, T = realnumbertype)]
+fn less<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    if flushing_denormals() {
+        compare(ctx, None, |a: &T, b: &T| a.flushed() < b.flushed())
+    } else {
+        compare(ctx, None, |a: &T, b: &T| a < b)
+    }
+}
+
+/// `LessEqual`: `x <= y` (false when either is NaN).
+#[kernel(op = LessEqual, device = CPU, T = realnumbertype)]
+fn less_equal<T: Real + TensorData>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    if flushing_denormals() {
+        compare(ctx, None, |a: &T, b: &T| a.flushed() <= b.flushed())
+    } else {
+        compare(ctx, None, |a: &T, b: &T| a <= b)
+    }
+}
+
+/// `LogicalOr`: `x || y` (in place when an input can be forwarded).
+#[kernel(op = LogicalOr, device = CPU)]
+fn logical_or(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    binary(ctx, |a: &bool, b: &bool| *a | *b)
+}
+
+/// `LogicalNot`: `!x` (in place when the input can be forwarded).
+#[kernel(op = LogicalNot, device = CPU)]
+fn logical_not(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    unary(ctx, |a: bool| !a)
 }
 
 /// `LogicalAnd`: `x && y` (in place when an input can be forwarded).

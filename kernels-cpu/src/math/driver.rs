@@ -102,26 +102,27 @@ where
 }
 
 /// `z = f(x, y)` with broadcasting into a `bool` output (comparisons).
-/// When the shapes cannot be broadcast and `incompatible_is_false` is set
-/// (Equal's `incompatible_shape_error = false`), the output is a scalar
-/// `false`, as TF's `BinaryOpShared` does.
+/// When the shapes cannot be broadcast and `incompatible` is given
+/// (`Equal`'s and `NotEqual`'s `incompatible_shape_error = false`), the
+/// output is a scalar holding it (`false` for `Equal`, `true` for
+/// `NotEqual`), as TF's `BinaryOpShared` does; else TF's error.
 pub(crate) fn compare<A, F>(
     ctx: &mut OpKernelContext<'_>,
-    incompatible_is_false: bool,
+    incompatible: Option<bool>,
     f: F,
 ) -> Result<(), KernelError>
 where
     A: TensorData,
     F: Fn(&A, &A) -> bool + Sync,
 {
-    compare_by(ctx, incompatible_is_false, A::view, f)
+    compare_by(ctx, incompatible, A::view, f)
 }
 
 /// [`compare`] with the element view given by `view` (e.g. the raw
 /// elements of quantized tensors).
 pub(crate) fn compare_by<A, V, F>(
     ctx: &mut OpKernelContext<'_>,
-    incompatible_is_false: bool,
+    incompatible: Option<bool>,
     view: V,
     f: F,
 ) -> Result<(), KernelError>
@@ -134,8 +135,9 @@ where
     let (xs, ys) = (view(&x)?, view(&y)?);
     let b = match Broadcast::new([x.dims(), y.dims()]) {
         Ok(b) => b,
-        Err(BroadcastError::Incompatible) if incompatible_is_false => {
-            ctx.allocate_output(0, TensorShape::scalar())?;
+        Err(BroadcastError::Incompatible) if incompatible.is_some() => {
+            let out = ctx.allocate_output(0, TensorShape::scalar())?;
+            out.as_mut_slice::<bool>()?[0] = incompatible == Some(true);
             return Ok(());
         }
         // TF's message ("Incompatible shapes: ...") or the overflow error.

@@ -28,8 +28,9 @@ pub mod compare;
 #[cfg_attr(not(feature = "math"), allow(dead_code))]
 pub mod data;
 #[cfg_attr(not(feature = "math"), allow(dead_code))]
-mod driver;
+pub(crate) mod driver;
 pub mod scalar;
 #[cfg(feature = "math")]
 pub mod select;
+pub mod special;
 pub mod unary;

@@ -11,6 +11,8 @@ use super::driver::unary;
 #[allow(unused_imports)] // each is the bound of some entry of the table
 use super::scalar::{AbsOp, NegOp, ReluOp, Transcendental};
 #[allow(unused_imports)]
+use super::special::{Relu6Op, RoundOp, SignOp, SpecialComplexible, SpecialFloat};
+#[allow(unused_imports)]
 use crate::numeric::{Denormal, Float, Number, flushing_denormals};
 
 /// One CPU kernel per entry of the table, in the entry's feature group.

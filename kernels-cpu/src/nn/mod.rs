@@ -1,4 +1,5 @@
-//! Neural-network kernels: Conv2D, MaxPool, BiasAdd, Softmax and
+//! Neural-network kernels: Conv2D, DepthwiseConv2dNative,
+//! Conv2DBackpropInput, MaxPool, BiasAdd, Softmax, LogSoftmax, LeakyRelu and
 //! FusedBatchNormV3 (`Relu`, an entry of the unary table, is in
 //! [`crate::math::unary`]). Data formats, padding, window sizes and the checks of
 //! Conv2D and MaxPool are in [`opreg_op_logic::window`], [`opreg_op_logic::conv`]
@@ -15,14 +16,20 @@ use crate::linalg::gemm;
 mod gemm;
 
 mod conv2d;
+mod conv2d_backprop_input;
+mod depthwise;
 mod im2col;
 
 pub use conv2d::Conv2DKernel;
+pub use conv2d_backprop_input::Conv2DBackpropInputKernel;
+pub use depthwise::DepthwiseConv2dNativeKernel;
 mod batch_norm;
 mod bias_add;
+mod leaky_relu;
 mod max_pool;
 mod softmax;
 
 pub use batch_norm::FusedBatchNormV3Kernel;
 pub use bias_add::BiasAddKernel;
+pub use leaky_relu::LeakyReluKernel;
 pub use max_pool::MaxPoolKernel;

@@ -1,7 +1,7 @@
-//! `Softmax` over the last dimension.
+//! `Softmax` and `LogSoftmax` over the last dimension.
 
 use num_traits::Float as _;
-use opreg_standard_ops::Softmax;
+use opreg_standard_ops::{LogSoftmax, Softmax};
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
@@ -12,9 +12,9 @@ use crate::numeric::Element;
 /// Elements below this count are computed on one thread.
 const PARALLEL_ELEMENTS: usize = 1 << 15;
 
-/// A float type Softmax accepts, and the type it is computed in (`f32` for
+/// A float type computed in a wider type (`f32` for
 /// `half`/`bfloat16`, rounded once at the end).
-pub(crate) trait SoftmaxElement: Element {
+pub(crate) trait WideFloat: Element {
     /// The computation type.
     type Acc: num_traits::Float + Send + Sync + Default + Copy;
     /// Widens to the computation type.
@@ -23,7 +23,7 @@ pub(crate) trait SoftmaxElement: Element {
     fn narrow(v: Self::Acc) -> Self;
 }
 
-impl SoftmaxElement for f32 {
+impl WideFloat for f32 {
     type Acc = f32;
     fn widen(self) -> f32 {
         self
@@ -33,7 +33,7 @@ impl SoftmaxElement for f32 {
     }
 }
 
-impl SoftmaxElement for f64 {
+impl WideFloat for f64 {
     type Acc = f64;
     fn widen(self) -> f64 {
         self
@@ -43,7 +43,7 @@ impl SoftmaxElement for f64 {
     }
 }
 
-impl SoftmaxElement for f16 {
+impl WideFloat for f16 {
     type Acc = f32;
     fn widen(self) -> f32 {
         self.to_f32()
@@ -53,7 +53,7 @@ impl SoftmaxElement for f16 {
     }
 }
 
-impl SoftmaxElement for bf16 {
+impl WideFloat for bf16 {
     type Acc = f32;
     fn widen(self) -> f32 {
         self.to_f32()
@@ -66,8 +66,13 @@ impl SoftmaxElement for bf16 {
 /// `Softmax` on the CPU: for each row of the last dimension,
 /// `exp(x - max(x)) * (1 / sum(exp(x - max(x))))`, TensorFlow's formula
 /// (numerically stable; a row holding NaN, or +inf, gives NaN).
+///
+/// `LogSoftmax`: `(x - max(x)) - log(sum(exp(x - max(x))))` per row, as
+/// TF's `SoftmaxEigenImpl` with `log = true`.
 #[kernel(op = Softmax, device = CPU, T = [half, bfloat16, float, double])]
-fn softmax<T: SoftmaxElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+#[kernel(op = LogSoftmax, device = CPU, T = [half, bfloat16, float, double])]
+fn softmax<T: WideFloat>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    let log = ctx.info().op() == "LogSoftmax";
     let x = ctx.input(0)?.clone();
     registry_core::kernel_ensure!(
         x.shape().rank() >= 1,
@@ -83,18 +88,19 @@ fn softmax<T: SoftmaxElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), Kerne
         return Ok(());
     }
     if out.len() < PARALLEL_ELEMENTS {
-        rows(out, x, classes);
+        rows(out, x, classes, log);
     } else {
         let task = classes * PARALLEL_ELEMENTS.div_ceil(classes);
         out.par_chunks_mut(task)
             .zip(x.par_chunks(task))
-            .for_each(|(o, x)| rows(o, x, classes));
+            .for_each(|(o, x)| rows(o, x, classes, log));
     }
     Ok(())
 }
 
-/// Softmax of each `classes`-long row of `x` into `out`.
-fn rows<T: SoftmaxElement>(out: &mut [T], x: &[T], classes: usize) {
+/// Softmax (log softmax when `log`) of each `classes`-long row of `x` into
+/// `out`.
+fn rows<T: WideFloat>(out: &mut [T], x: &[T], classes: usize, log: bool) {
     let mut exps: Vec<T::Acc> = vec![T::Acc::default(); classes];
     for (o, x) in out.chunks_exact_mut(classes).zip(x.chunks_exact(classes)) {
         let max = x
@@ -108,9 +114,16 @@ fn rows<T: SoftmaxElement>(out: &mut [T], x: &[T], classes: usize) {
             *e = (v.widen() - max).exp();
             sum = sum + *e;
         }
-        let inv = sum.recip();
-        for (o, &e) in o.iter_mut().zip(&exps) {
-            *o = T::narrow(e * inv);
+        if log {
+            let log_sum = sum.ln();
+            for (o, v) in o.iter_mut().zip(x) {
+                *o = T::narrow((v.widen() - max) - log_sum);
+            }
+        } else {
+            let inv = sum.recip();
+            for (o, &e) in o.iter_mut().zip(&exps) {
+                *o = T::narrow(e * inv);
+            }
         }
     }
 }

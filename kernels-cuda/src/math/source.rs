@@ -180,6 +180,40 @@ template <typename T, typename C> __device__ __forceinline__ C sigmoid_of(C x) {
     return e / d;
 }
 
+// Relu6 as relu_of, then capped at 6 (NaN stays NaN).
+template <typename T, typename C> __device__ __forceinline__ C relu6_of(C x) {
+    const C r = relu_of<T, C>(x);
+    return r > (C)6 ? (C)6 : r;
+}
+// Elu and Selu: x < 0 selects exp(x) - 1 (so -0 and NaN take the linear
+// branch), each step rounded to T.
+template <typename T, typename C> __device__ __forceinline__ C elu_of(C x) {
+    if (!(x < (C)0)) return x;
+    return load(store<T>(exp_of(x))) - (C)1;
+}
+template <typename T, typename C> __device__ __forceinline__ C selu_of(C x) {
+    if (!(x < (C)0)) return load(store<T>((C)1.0507009873554804934193349852946)) * x;
+    const C m = load(store<T>(load(store<T>(exp_of(x))) - (C)1));
+    return load(store<T>((C)1.7580993408473768599402175208123)) * m;
+}
+// Softplus with TF's thresholds: log(epsilon) + 2 of T (float's for half).
+template <typename T> struct softplus_threshold { static constexpr float value = -13.942385f; };
+template <> struct softplus_threshold<double> { static constexpr double value = -34.04365338911715; };
+template <> struct softplus_threshold<bf16_t> { static constexpr float value = -2.8520303f; };
+template <typename T, typename C> __device__ __forceinline__ C softplus_of(C x) {
+    const C t = (C)softplus_threshold<T>::value;
+    if (x > -t) return x;
+    if (x < t) return exp_of(x);
+    return sizeof(C) == 4 ? (C)log1pf((float)exp_of(x)) : (C)log1p((double)exp_of(x));
+}
+template <typename T, typename C> __device__ __forceinline__ C softsign_of(C x) {
+    return x / load(store<T>((x < (C)0 ? -x : x) + (C)1));
+}
+// Sign: -1, 0 or 1; NaN stays NaN, -0 gives +0.
+template <typename C> __device__ __forceinline__ C sign_of(C x) {
+    return nan_of(x) ? x : (C)((x > (C)0) - (x < (C)0));
+}
+
 // (a - b)^2 with the difference rounded to T first (as T's own arithmetic
 // does: half and bfloat16 round after every operation).
 template <typename T, typename C> __device__ __forceinline__ C squared_difference_of(C a, C b) {

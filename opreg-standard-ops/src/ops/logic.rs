@@ -66,3 +66,77 @@ pub struct Select;
     shape_fn = crate::shape::select_v2
 )]
 pub struct SelectV2;
+
+/// Returns the truth value of (x >= y) element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: bool",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct GreaterEqual;
+
+/// Returns the truth value of (x < y) element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: bool",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct Less;
+
+/// Returns the truth value of (x <= y) element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: bool",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct LessEqual;
+
+/// Returns the truth value of `NOT x` element-wise.
+///
+/// The output has the shape of `x`.
+#[op(
+    input = "x: bool",
+    output = "y: bool",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct LogicalNot;
+
+/// Returns the truth value of x OR y element-wise.
+///
+/// Supports broadcasting of `x` and `y` to a common shape.
+#[op(
+    input = "x: bool",
+    input = "y: bool",
+    output = "z: bool",
+    commutative,
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct LogicalOr;
+
+/// Returns the truth value of (x != y) element-wise.
+///
+/// Supports broadcasting. When `incompatible_shape_error` is false and the
+/// shapes of `x` and `y` cannot be broadcast, the result is a scalar true
+/// instead of an error.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: bool",
+    attr = "T: type",
+    attr = "incompatible_shape_error: bool = true",
+    commutative,
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct NotEqual;

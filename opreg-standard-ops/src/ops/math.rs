@@ -277,3 +277,199 @@ pub struct Sub;
     shape_fn = registry_core::shape::common::unchanged_shape
 )]
 pub struct Tanh;
+
+/// Multiplies slices of two tensors in batches.
+///
+/// Each matrix of `x` (its last two dimensions) is multiplied by the matching
+/// matrix of `y`, after taking its adjoint when `adj_x` (`adj_y`) is true.
+/// The batch dimensions (all but the last two) broadcast against each other
+/// as in NumPy.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "output: T",
+    attr = "T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+    attr = "adj_x: bool = false",
+    attr = "adj_y: bool = false",
+    attr = "grad_x: bool = false",
+    attr = "grad_y: bool = false",
+    shape_fn = crate::shape::batch_matmul_v2
+)]
+pub struct BatchMatMulV2;
+
+/// Multiplies slices of two tensors in batches, with types of their own.
+///
+/// As `BatchMatMulV2`, but `x` has type `Ta`, `y` type `Tb` and the output
+/// type `Tout`: the inputs are cast to `Tout` before they are multiplied.
+#[op(
+    input = "x: Ta",
+    input = "y: Tb",
+    output = "output: Tout",
+    attr = "Ta: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}",
+    attr = "Tb: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}",
+    attr = "Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, complex128}",
+    attr = "adj_x: bool = false",
+    attr = "adj_y: bool = false",
+    attr = "grad_x: bool = false",
+    attr = "grad_y: bool = false",
+    shape_fn = crate::shape::batch_matmul_v2
+)]
+pub struct BatchMatMulV3;
+
+/// Returns element-wise smallest integer not less than x.
+///
+/// The result keeps the floating-point type of `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Ceil;
+
+/// Clips tensor values to a specified min and max.
+///
+/// Each element of `t` below `clip_value_min` becomes `clip_value_min` and each
+/// above `clip_value_max` becomes `clip_value_max`. The bounds are scalars or
+/// have the shape of `t`.
+#[op(
+    input = "t: T",
+    input = "clip_value_min: T",
+    input = "clip_value_max: T",
+    output = "output: T",
+    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct ClipByValue;
+
+/// Computes cos of x element-wise.
+///
+/// The cosine of each element of `x`, in radians.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Cos;
+
+/// Computes the cumulative sum of the tensor `x` along `axis`.
+///
+/// With `exclusive` each element excludes itself (the first is 0); with
+/// `reverse` the sums run from the end of the axis to its start.
+#[op(
+    input = "x: T",
+    input = "axis: Tidx",
+    output = "out: T",
+    attr = "exclusive: bool = false",
+    attr = "reverse: bool = false",
+    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Cumsum;
+
+/// Tensor contraction according to Einstein summation convention.
+///
+/// `equation` names each input's dimensions with letters (`ij,jk->ik` is a
+/// matrix product); letters that appear in the inputs but not in the output
+/// are summed over, and `...` stands for broadcast batch dimensions.
+#[op(
+    input = "inputs: N * T",
+    output = "output: T",
+    attr = "equation: string",
+    attr = "N: int >= 1",
+    attr = "T: type",
+    shape_fn = crate::shape::einsum
+)]
+pub struct Einsum;
+
+/// Computes the Gauss error function of `x` element-wise.
+///
+/// `erf(x) = 2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Erf;
+
+/// Computes the complementary error function of `x` element-wise.
+///
+/// `erfc(x) = 1 - erf(x)`, computed without the cancellation of that
+/// difference for large `x`.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Erfc;
+
+/// Computes `exp(x) - 1` element-wise.
+///
+/// Precise for `x` near zero, where `exp(x) - 1` would cancel.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Expm1;
+
+/// Computes natural logarithm of (1 + x) element-wise.
+///
+/// Precise for `x` near zero, where `log(1 + x)` would lose digits.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Log1p;
+
+/// Computes the reciprocal of x element-wise.
+///
+/// I.e., `1 / x` (integer division for integer types).
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Reciprocal;
+
+/// Rounds the values of a tensor to the nearest integer, element-wise.
+///
+/// Rounds half to even (banker's rounding); integers are unchanged.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Round;
+
+/// Returns an element-wise indication of the sign of a number.
+///
+/// -1 if `x < 0`, 0 if `x == 0`, 1 if `x > 0`; NaN stays NaN and complex
+/// numbers give `x / |x|` (0 for 0).
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Sign;
+
+/// Computes sine of x element-wise.
+///
+/// The sine of each element of `x`, in radians.
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, complex64, complex128}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Sin;

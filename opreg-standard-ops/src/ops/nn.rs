@@ -107,3 +107,131 @@ pub struct Relu;
     shape_fn = registry_core::shape::common::unchanged_shape_with_rank_at_least_1
 )]
 pub struct Softmax;
+
+/// Computes a 2-D depthwise convolution given 4-D `input` and `filter` tensors.
+///
+/// The `filter` has shape [filter_height, filter_width, in_channels,
+/// channel_multiplier]. Each input channel is convolved with its own
+/// `channel_multiplier` filters, so the output has
+/// `in_channels * channel_multiplier` channels: output channel
+/// `k * channel_multiplier + q` is input channel `k` convolved with
+/// `filter[:, :, k, q]`.
+#[op(
+    input = "input: T",
+    input = "filter: T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double}",
+    attr = "strides: list(int)",
+    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+    attr = "explicit_paddings: list(int) = []",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    shape_fn = crate::shape::depthwise_conv2d_native
+)]
+pub struct DepthwiseConv2dNative;
+
+/// Computes the gradients of a 2-D convolution with respect to its input.
+///
+/// `input_sizes` is the shape of the convolution's input (4 integers, or the
+/// 2 spatial ones), `filter` the filter and `out_backprop` the gradient of
+/// the convolution's output. Keras' `Conv2DTranspose` is this op: each
+/// element of `out_backprop` scatters the filter, scaled by it, into the
+/// output window it came from.
+#[op(
+    input = "input_sizes: int32",
+    input = "filter: T",
+    input = "out_backprop: T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double, int32}",
+    attr = "strides: list(int)",
+    attr = "use_cudnn_on_gpu: bool = true",
+    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+    attr = "explicit_paddings: list(int) = []",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    shape_fn = crate::shape::conv2d_backprop_input
+)]
+pub struct Conv2DBackpropInput;
+
+/// Computes the exponential linear function.
+///
+/// `x` where `x > 0`, `exp(x) - 1` elsewhere.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Elu;
+
+/// Computes rectified linear with a leak: `x` where `x > 0`, `alpha * x` elsewhere.
+///
+/// The default `alpha` is 0.2.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "alpha: float = 0.2",
+    attr = "T: {half, bfloat16, float, double} = DT_FLOAT",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct LeakyRelu;
+
+/// Computes log softmax activations.
+///
+/// For each batch `i` and class `j` the result is
+/// `logits[i, j] - log(sum_j(exp(logits[i, j])))`, over the last dimension of
+/// `logits`.
+#[op(
+    input = "logits: T",
+    output = "logsoftmax: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape_with_rank_at_least_1
+)]
+pub struct LogSoftmax;
+
+/// Computes rectified linear 6: `min(max(features, 0), 6)`.
+///
+/// NaN stays NaN.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Relu6;
+
+/// Computes the scaled exponential linear function.
+///
+/// `scale * x` where `x > 0`, `scale * alpha * (exp(x) - 1)` elsewhere, with
+/// `alpha = 1.6732632423543772848170429916717` and
+/// `scale = 1.0507009873554804934193349852946`.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Selu;
+
+/// Computes softplus: `log(exp(features) + 1)`.
+///
+/// Large inputs give the input itself and very negative ones `exp(x)`, so
+/// the result neither overflows nor loses precision.
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Softplus;
+
+/// Computes softsign: `features / (abs(features) + 1)`.
+///
+/// The result is in the open interval (-1, 1).
+#[op(
+    input = "features: T",
+    output = "activations: T",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Softsign;

@@ -288,3 +288,94 @@ pub fn max_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let out = image_shape(format, batch, [out_rows, out_cols], out_depth, vect)?;
     c.set_output(0, out)
 }
+
+/// `DepthwiseConv2dNative` (TF's `DepthwiseConv2DNativeShapeWithExplicitPadding`):
+/// `input` is an image in `data_format` (NHWC or NCHW), `filter` is
+/// `[rows, cols, in_depth, multiplier]` whose `in_depth` merges with the
+/// input's depth; the output depth is `in_depth * multiplier`.
+pub fn depthwise_conv2d_native(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input_with_rank(0, 4)?;
+    let filter = c.input_with_rank(1, 4)?;
+    let strides = four(
+        c,
+        "strides",
+        "DepthwiseConv2D requires the stride attribute",
+    )?;
+    let dilations = match c.attr_value("dilations") {
+        Some(_) => four(
+            c,
+            "dilations",
+            "DepthwiseConv2D requires the dilations attribute",
+        )?,
+        None => [1; 4],
+    };
+    // An unknown format string falls back to NHWC, as in TF.
+    let layout = DataFormat::parse(c.attr_or("data_format", "NHWC")?).unwrap_or(DataFormat::Nhwc);
+    let format = ImageFormat {
+        layout,
+        vect_c: false,
+    };
+    let (batch, [rows, cols], depth) = image_dims(&input, format)?;
+    let in_depth = depth.merge(filter.dim(2)?).map_err(|e| c.error(e))?;
+    let out_depth = in_depth.multiply(filter.dim(3)?)?;
+    let pads = padding(c, format)?;
+    let (h, w) = (format.index('H'), format.index('W'));
+    let out_rows = windowed_output_size(
+        rows,
+        filter.dim(0)?,
+        dilations[h],
+        strides[h],
+        pads.padding,
+        pads.rows,
+    )?;
+    let out_cols = windowed_output_size(
+        cols,
+        filter.dim(1)?,
+        dilations[w],
+        strides[w],
+        pads.padding,
+        pads.cols,
+    )?;
+    let out = image_shape(format, batch, [out_rows, out_cols], out_depth, Dim::new(1))?;
+    c.set_output(0, out)
+}
+
+/// `Conv2DBackpropInput` (TF's `Conv2DBackpropInputShape`): the output is
+/// the convolution input's shape given by `input_sizes` (4 values, or the
+/// 2 spatial ones with the batch of `out_backprop` and the depth of
+/// `filter`); `out_backprop`'s depth merges with the filter's output
+/// depth and its batch with `input_sizes`' batch.
+pub fn conv2d_backprop_input(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let text = c.attr_or("data_format", "NHWC")?;
+    let layout = DataFormat::parse(text).map_err(|_| {
+        c.invalid_attr("data_format", format!("Invalid data format string: {text}"))
+    })?;
+    let format = ImageFormat {
+        layout,
+        vect_c: false,
+    };
+    let out_backprop = c.input_with_rank(2, 4)?;
+    let filter = c.input_with_rank(1, 4)?;
+    let (batch, _, out_depth) = image_dims(&out_backprop, format)?;
+    out_depth.merge(filter.dim(3)?).map_err(|e| c.error(e))?;
+    let mut sizes = c.make_shape_from_shape_tensor(0)?;
+    if !sizes.is_rank_known() {
+        sizes = sizes.with_rank(4)?;
+    }
+    let (spatial, depth) = match sizes.rank() {
+        Some(4) => {
+            let (sized_batch, spatial, depth) = image_dims(&sizes, format)?;
+            sized_batch.merge(batch).map_err(|e| c.error(e))?;
+            (spatial, depth)
+        }
+        Some(2) => ([sizes.dim(0)?, sizes.dim(1)?], filter.dim(2)?),
+        rank => {
+            return Err(c.error(ShapeError::invalid_argument(format!(
+                "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {}",
+                rank.map_or(-1, |r| r as i64)
+            ))));
+        }
+    };
+    let out = image_shape(format, batch, spatial, depth, Dim::new(1))?;
+    c.set_output(0, out)
+}

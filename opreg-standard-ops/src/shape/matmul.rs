@@ -56,3 +56,30 @@ pub fn bias_add(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let output = input.replace_dim(channel, merged)?;
     c.set_output(0, output)
 }
+
+/// `BatchMatMulV2` and `BatchMatMulV3` (TF's `BatchMatMulV2Shape`): both
+/// inputs have rank >= 2; with `adj_x`/`adj_y` applied the inner dimensions
+/// must agree; the batch dimensions (all but the last two) broadcast; the
+/// output is the broadcast batch shape then `[rows(x), cols(y)]`.
+pub fn batch_matmul_v2(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let x = c.input_with_rank_at_least(0, 2)?;
+    let y = c.input_with_rank_at_least(1, 2)?;
+    let adj_x = c.attr::<bool>("adj_x")?;
+    let adj_y = c.attr::<bool>("adj_y")?;
+    let dim = |s: &Shape, i: i64| -> Result<registry_core::shape::Dim, ShapeError> {
+        if s.is_rank_known() {
+            s.dim(i)
+        } else {
+            Ok(registry_core::shape::Dim::UNKNOWN)
+        }
+    };
+    let rows = dim(&x, if adj_x { -1 } else { -2 })?;
+    let cols = dim(&y, if adj_y { -2 } else { -1 })?;
+    dim(&x, if adj_x { -2 } else { -1 })?
+        .merge(dim(&y, if adj_y { -1 } else { -2 })?)
+        .map_err(|e| c.error(e))?;
+    let x_batch = x.subshape(0, -2)?;
+    let y_batch = y.subshape(0, -2)?;
+    let batch = x_batch.broadcast(&y_batch).map_err(|e| c.error(e))?;
+    c.set_output(0, batch.concatenate(&Shape::matrix(rows, cols)))
+}

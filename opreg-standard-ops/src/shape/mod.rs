@@ -5,25 +5,30 @@
 //!
 //! | ops | shape function |
 //! |---|---|
-//! | Abs, Cast, Exp, Floor, Identity, Log, Neg, Relu, Rsqrt, Sigmoid, Sqrt, Square, Tanh | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
-//! | AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
+//! | Abs, Cast, Ceil, ClipByValue, Cos, Cumsum, Elu, Erf, Erfc, Exp, Expm1, Floor, Identity, LeakyRelu, Log, Log1p, LogicalNot, Neg, Reciprocal, Relu, Relu6, Round, Rsqrt, Selu, Sigmoid, Sign, Sin, Softplus, Softsign, Sqrt, Square, Tanh | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
+//! | AddV2, Equal, FloorDiv, FloorMod, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalOr, NotEqual, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
 //! | AddN | [`common::merge_inputs`](registry_core::shape::common::merge_inputs) |
-//! | Softmax | [`common::unchanged_shape_with_rank_at_least_1`](registry_core::shape::common::unchanged_shape_with_rank_at_least_1) |
+//! | Softmax, LogSoftmax | [`common::unchanged_shape_with_rank_at_least_1`](registry_core::shape::common::unchanged_shape_with_rank_at_least_1) |
 //! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
-//! | Max, Mean, Sum | [`reduction`] |
+//! | BatchMatMulV2, BatchMatMulV3, Einsum | [`batch_matmul_v2`], [`einsum`] |
+//! | DepthwiseConv2dNative, Conv2DBackpropInput | [`depthwise_conv2d_native`], [`conv2d_backprop_input`] |
+//! | All, Any, Max, Mean, Min, Prod, Sum | [`reduction`] |
+//! | ArgMax, ArgMin | [`arg_max`] |
 //! | the others | this module, one function per op |
 
 mod array;
 mod conv;
+mod einsum;
 mod math;
 mod matmul;
 mod nn;
 mod reduce;
 mod strided_slice;
 
-pub use conv::{conv2d, max_pool};
-pub use matmul::{bias_add, matmul};
+pub use conv::{conv2d, conv2d_backprop_input, depthwise_conv2d_native, max_pool};
+pub use einsum::einsum;
+pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
 
 pub use array::{

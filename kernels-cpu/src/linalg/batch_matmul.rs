@@ -1,0 +1,200 @@
+//! `BatchMatMulV2` and `BatchMatMulV3`: a matrix product per batch entry,
+//! batch dimensions broadcast (geometry and TF's checks in
+//! [`opreg_op_logic::batch_matmul`]), each product on the tuned `gemm`
+//! engine. Many small products run in parallel over the batch; a large one
+//! is parallel inside `gemm`.
+
+use std::marker::PhantomData;
+
+use opreg_op_logic::batch_matmul::BatchMatMulGeometry;
+use opreg_standard_ops::{BatchMatMulV2, BatchMatMulV3};
+use rayon::prelude::*;
+use registry_core::kernel;
+use registry_core::kernel::{
+    BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
+};
+use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
+
+use super::gemm::{GemmElement, MatMut, MatRef};
+
+/// Below this many multiply-adds per product, products run in parallel
+/// over the batch (each on one thread) rather than one after the other.
+const SMALL_PRODUCT: usize = 64 * 64 * 64;
+
+/// An element of a batched product: a [`GemmElement`] with the conjugate
+/// its adjoint takes (the identity for real numbers).
+pub(crate) trait BatchElement: GemmElement {
+    /// Whether `conj` is not the identity.
+    const COMPLEX: bool = false;
+    /// The complex conjugate.
+    fn conj(self) -> Self {
+        self
+    }
+}
+
+macro_rules! real_batch_element {
+    ($($t:ty),*) => {$(impl BatchElement for $t {})*};
+}
+real_batch_element!(f32, f64, f16, bf16, i16, i32, i64);
+
+impl BatchElement for Complex64 {
+    const COMPLEX: bool = true;
+    fn conj(self) -> Self {
+        Complex64::new(self.re, -self.im)
+    }
+}
+
+impl BatchElement for Complex128 {
+    const COMPLEX: bool = true;
+    fn conj(self) -> Self {
+        Complex128::new(self.re, -self.im)
+    }
+}
+
+/// `out[b] = op(x[bx]) · op(y[by])` for every output matrix `b` (see
+/// [`BatchMatMulGeometry`]), `op` the adjoint where asked. `out` holds
+/// `g.batch * m * n` elements.
+pub(crate) fn batch_matmul<T: BatchElement>(
+    g: &BatchMatMulGeometry,
+    x: &[T],
+    y: &[T],
+    adj_x: bool,
+    adj_y: bool,
+    out: &mut [T],
+) -> Result<(), KernelError> {
+    let (m, k, n) = (g.m, g.k, g.n);
+    let out_len = m * n;
+    if out_len == 0 || g.batch == 0 {
+        return Ok(());
+    }
+    if k == 0 {
+        out.fill(T::default());
+        return Ok(());
+    }
+    // The adjoint of a complex matrix conjugates it: once, up front.
+    let conj = |t: &[T], adj: bool| -> Option<Vec<T>> {
+        (T::COMPLEX && adj).then(|| t.iter().map(|v| v.conj()).collect())
+    };
+    let (x_conj, y_conj) = (conj(x, adj_x), conj(y, adj_y));
+    let x = x_conj.as_deref().unwrap_or(x);
+    let y = y_conj.as_deref().unwrap_or(y);
+    let x_len = m * k;
+    let y_len = k * n;
+    let product = |b: usize, dst: &mut [T]| -> Result<(), KernelError> {
+        let xs = x
+            .get(g.x_matrix(b) * x_len..)
+            .and_then(|s| s.get(..x_len))
+            .ok_or_else(|| KernelError::internal("batch matmul: x matrix out of range"))?;
+        let ys = y
+            .get(g.y_matrix(b) * y_len..)
+            .and_then(|s| s.get(..y_len))
+            .ok_or_else(|| KernelError::internal("batch matmul: y matrix out of range"))?;
+        let a = if adj_x {
+            MatRef::row_major(xs, k, m)?.t()
+        } else {
+            MatRef::row_major(xs, m, k)?
+        };
+        let b_view = if adj_y {
+            MatRef::row_major(ys, n, k)?.t()
+        } else {
+            MatRef::row_major(ys, k, n)?
+        };
+        T::gemm(a, b_view, MatMut::row_major(dst, m, n)?)
+    };
+    let out = out
+        .get_mut(..g.batch * out_len)
+        .ok_or_else(|| KernelError::internal("batch matmul: output too small"))?;
+    if g.batch > 1 && m * n * k < SMALL_PRODUCT {
+        out.par_chunks_mut(out_len)
+            .enumerate()
+            .try_for_each(|(b, dst)| product(b, dst))
+    } else {
+        out.chunks_mut(out_len)
+            .enumerate()
+            .try_for_each(|(b, dst)| product(b, dst))
+    }
+}
+
+/// Runs a batched product of inputs 0 and 1 of `ctx` into output 0.
+fn compute<T: BatchElement>(
+    ctx: &mut OpKernelContext<'_>,
+    adj_x: bool,
+    adj_y: bool,
+) -> Result<(), KernelError> {
+    let x: Tensor = ctx.input(0)?.clone();
+    let y: Tensor = ctx.input(1)?.clone();
+    let g = BatchMatMulGeometry::new(x.shape(), y.shape(), adj_x, adj_y)?;
+    let out = ctx.allocate_output(0, g.out_shape.clone())?;
+    batch_matmul(
+        &g,
+        x.as_slice::<T>()?,
+        y.as_slice::<T>()?,
+        adj_x,
+        adj_y,
+        out.as_mut_slice::<T>()?,
+    )
+}
+
+/// `BatchMatMulV2` on the CPU, for every type TF's CPU kernel has
+/// (`grad_x`/`grad_y` are hints TF ignores on the CPU, as here).
+#[kernel(
+    op = BatchMatMulV2,
+    device = CPU,
+    T = [bfloat16, half, float, double, int16, int32, int64, complex64, complex128]
+)]
+#[derive(Debug)]
+pub struct BatchMatMulKernel<T> {
+    adj_x: bool,
+    adj_y: bool,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: BatchElement> BuildKernel for BatchMatMulKernel<T> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            adj_x: ctx.attr("adj_x")?,
+            adj_y: ctx.attr("adj_y")?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: BatchElement> OpKernel for BatchMatMulKernel<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        compute::<T>(ctx, self.adj_x, self.adj_y)
+    }
+}
+
+/// `BatchMatMulV3` on the CPU where `Ta`, `Tb` and `Tout` are one type (the
+/// mixed 8-bit integer and `bfloat16` combinations of TF's CPU kernel are
+/// not registered).
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [bfloat16], Tb = [bfloat16], Tout = [bfloat16])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [float], Tb = [float], Tout = [float])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [double], Tb = [double], Tout = [double])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [int16], Tb = [int16], Tout = [int16])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [int32], Tb = [int32], Tout = [int32])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [int64], Tb = [int64], Tout = [int64])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [complex64], Tb = [complex64], Tout = [complex64])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [complex128], Tb = [complex128], Tout = [complex128])]
+#[derive(Debug)]
+pub struct BatchMatMulV3Kernel<Tout> {
+    adj_x: bool,
+    adj_y: bool,
+    _t: PhantomData<fn() -> Tout>,
+}
+
+impl<Tout: BatchElement> BuildKernel for BatchMatMulV3Kernel<Tout> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            adj_x: ctx.attr("adj_x")?,
+            adj_y: ctx.attr("adj_y")?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<Tout: BatchElement> OpKernel for BatchMatMulV3Kernel<Tout> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        compute::<Tout>(ctx, self.adj_x, self.adj_y)
+    }
+}
