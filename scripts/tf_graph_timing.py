@@ -11,6 +11,10 @@ Run:
 Prints the median time per Session.run of mlp_f32 and cnn_f32 (feeds from
 io.json, fetches as io.json), and of a chain of 1,000 Abs nodes on a
 1-element tensor next to a 1-node chain (TF's per-node executor cost).
+With graph names after the folder, times those graphs only, e.g. the models
+beside `opreg run --repeat 50`:
+
+    TF_ENABLE_ONEDNN_OPTS=0 "$py" scripts/tf_graph_timing.py ../shared/models mobilenet_v2 unet_small
 """
 import json
 import os
@@ -71,8 +75,11 @@ def abs_chain(n):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "../shared/graphs"
-    for name in ["mlp_f32", "cnn_f32"]:
+    names = sys.argv[2:] or ["mlp_f32", "cnn_f32"]
+    for name in names:
         print(f"{name}: {shared_graph(root, name):.1f} us per run (median)")
+    if sys.argv[2:]:
+        return
     one, thousand = abs_chain(1), abs_chain(1000)
     print(f"abs chain: 1 node {one:.1f} us, 1000 nodes {thousand:.1f} us, "
           f"{(thousand - one) / 999 * 1000:.0f} ns per extra node")

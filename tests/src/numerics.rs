@@ -80,8 +80,8 @@ pub fn tensor_of(v: &Value) -> Result<Tensor, String> {
     let mut content = Vec::new();
     for hex in v["bits"].as_array().ok_or("no bits")? {
         let hex = hex.as_str().ok_or("bits are hex strings")?;
-        let bits = u64::from_str_radix(hex, 16).map_err(|e| e.to_string())?;
-        // Little-endian, as wide as the hex says.
+        let bits = u128::from_str_radix(hex, 16).map_err(|e| e.to_string())?;
+        // Little-endian, as wide as the hex says (up to 16 bytes: complex128).
         content.extend_from_slice(&bits.to_le_bytes()[..hex.len() / 2]);
     }
     let proto = TensorProto {

@@ -178,3 +178,30 @@ pub fn shapes_agree(ours: &Shape, tf: &Shape) -> bool {
         }
     }
 }
+
+/// `t` itself, or for complex tensors a float tensor with a last dimension
+/// of 2 (real, imaginary), so the float comparison applies to both parts.
+pub fn comparable(t: &Tensor) -> Tensor {
+    use registry_core::proto::DataType;
+    use registry_core::tensor::{Complex64, Complex128};
+    let mut dims = t.dims().to_vec();
+    dims.push(2);
+    let split = match t.dtype() {
+        DataType::DtComplex64 => t.as_slice::<Complex64>().ok().and_then(|c| {
+            Tensor::from_vec(
+                dims,
+                c.iter().flat_map(|v| [v.re, v.im]).collect::<Vec<f32>>(),
+            )
+            .ok()
+        }),
+        DataType::DtComplex128 => t.as_slice::<Complex128>().ok().and_then(|c| {
+            Tensor::from_vec(
+                dims,
+                c.iter().flat_map(|v| [v.re, v.im]).collect::<Vec<f64>>(),
+            )
+            .ok()
+        }),
+        _ => None,
+    };
+    split.unwrap_or_else(|| t.clone())
+}

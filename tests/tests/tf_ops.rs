@@ -7,11 +7,14 @@
 use std::collections::BTreeMap;
 
 use opreg_tests::graphs::compare;
-use opreg_tests::tf_ops::{GROUPS, OpCase, Outcome, load_group, run_case, shapes_agree};
-use registry_core::OpRegistry;
+use opreg_tests::tf_ops::{
+    GROUPS, OpCase, Outcome, comparable, load_group, run_case, shapes_agree,
+};
+use registry_core::KernelRegistry;
+use registry_core::device::DEVICE_CPU;
 
-/// Ops of the data that this build does not register yet (checked: each
-/// must really be missing, so the list cannot go stale).
+/// Ops of the data that have no CPU kernel in this build yet (checked:
+/// each must really have none, so the list cannot go stale).
 const NOT_YET: &[&str] = &[
     "Conv3D",
     "AvgPool",
@@ -54,6 +57,64 @@ const NOT_YET: &[&str] = &[
     "Snapshot",
 ];
 
+/// Cases where opreg knowingly differs from TF 2.21 (each must still
+/// differ, so the list cannot go stale), with why.
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "Round/int32/specials",
+        "TF's CPU Round of integers returns 0 (a TF bug); opreg returns x",
+    ),
+    (
+        "Round/int64/specials",
+        "TF's CPU Round of integers returns 0 (a TF bug); opreg returns x",
+    ),
+    (
+        "Erf/float64/specials",
+        "Eigen's double erf gives NaN at +-inf; opreg (libm) gives +-1",
+    ),
+    (
+        "LogSoftmax/bfloat16/[3,5]",
+        "TF rounds to bfloat16 between steps; opreg computes in f32",
+    ),
+    (
+        "Einsum/bfloat16/ij,jk->ik",
+        "TF accumulates bfloat16 products in bfloat16; opreg in f32",
+    ),
+    (
+        "Einsum/bfloat16/bij,bjk->bik",
+        "TF accumulates bfloat16 products in bfloat16; opreg in f32",
+    ),
+    (
+        "Einsum/float32/accepted/repeated output label/ij->ii",
+        "not yet: a repeated output label",
+    ),
+    (
+        "DepthwiseConv2dNative/float16/NHWC/SAME",
+        "TF accumulates in half; opreg in f32",
+    ),
+    (
+        "DepthwiseConv2dNative/bfloat16/NHWC/SAME",
+        "TF accumulates in bfloat16; opreg in f32",
+    ),
+    (
+        "Conv2DBackpropInput/float16/NHWC/SAME",
+        "TF accumulates in half; opreg in f32",
+    ),
+    (
+        "Conv2DBackpropInput/bfloat16/NHWC/SAME",
+        "TF accumulates in bfloat16; opreg in f32",
+    ),
+];
+
+/// BatchMatMulV3 with inputs of different types (TF's 8-bit and bfloat16
+/// mixes): not registered yet.
+fn mixed_batch_matmul_v3(name: &str) -> Option<&'static str> {
+    let types = name.strip_prefix("BatchMatMulV3/")?.split('/').next()?;
+    let (inputs, out) = types.split_once("->")?;
+    let (a, b) = inputs.split_once('x')?;
+    (a != b || a != out).then_some("mixed-type BatchMatMulV3 kernels are not registered yet")
+}
+
 fn link() {
     kernels_cpu::link();
 }
@@ -80,7 +141,8 @@ fn check(case: &OpCase) -> Vec<String> {
             match (result, outputs, error) {
                 (Ok(ours), Some(want), _) => {
                     for (i, (o, w)) in ours.iter().zip(want).enumerate() {
-                        if let Err(e) = compare(&format!("{} output {i}", case.name), o, w) {
+                        let name = format!("{} output {i}", case.name);
+                        if let Err(e) = compare(&name, &comparable(o), &comparable(w)) {
                             problems.push(e);
                         }
                     }
@@ -100,7 +162,14 @@ fn check(case: &OpCase) -> Vec<String> {
 #[test]
 fn single_ops_answer_as_tensorflow() {
     link();
-    let registry = OpRegistry::global();
+    let kernels = KernelRegistry::global();
+    let has_cpu_kernel = |op: &str| {
+        kernels
+            .all()
+            .iter()
+            .any(|r| r.op == op && r.device == DEVICE_CPU)
+    };
+    let mut known_seen = Vec::new();
     let mut per_op: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut problems = Vec::new();
     let mut missing_listed = Vec::new();
@@ -108,7 +177,7 @@ fn single_ops_answer_as_tensorflow() {
         let (cases, shape_cases) = load_group(group).unwrap();
         assert!(!cases.is_empty(), "{group}: no cases");
         for case in cases.iter().chain(&shape_cases) {
-            let registered = registry.contains(&case.op);
+            let registered = has_cpu_kernel(&case.op);
             if !registered {
                 if !NOT_YET.contains(&case.op.as_str()) {
                     problems.push(format!("{}: op {} is not registered", case.name, case.op));
@@ -118,7 +187,21 @@ fn single_ops_answer_as_tensorflow() {
             if NOT_YET.contains(&case.op.as_str()) {
                 missing_listed.push(case.op.clone());
             }
-            let found = check(case);
+            let mut found = check(case);
+            if let Some(why) = mixed_batch_matmul_v3(&case.name) {
+                found.clear();
+                println!("not yet: {}: {why}", case.name);
+            }
+            if let Some((_, why)) = KNOWN.iter().find(|(name, _)| *name == case.name) {
+                assert!(
+                    !found.is_empty(),
+                    "{}: agrees with TF now, take it off KNOWN",
+                    case.name
+                );
+                println!("known: {}: {why}", case.name);
+                known_seen.push(case.name.clone());
+                found.clear();
+            }
             let entry = per_op.entry(case.op.clone()).or_default();
             entry.0 += 1;
             entry.1 += usize::from(!found.is_empty());
@@ -132,6 +215,11 @@ fn single_ops_answer_as_tensorflow() {
         println!("{p}");
     }
     missing_listed.dedup();
+    assert_eq!(
+        known_seen.len(),
+        KNOWN.len(),
+        "KNOWN names a case not in the data"
+    );
     assert!(
         missing_listed.is_empty(),
         "registered now, take them off NOT_YET: {missing_listed:?}"

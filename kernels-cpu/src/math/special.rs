@@ -362,7 +362,11 @@ macro_rules! complex_special {
                 let one = <$c as Number>::ONE;
                 let x1p = one + self;
                 let log_1p = x1p.tf_log();
-                if x1p == one || x1p == log_1p {
+                if x1p == <$c as Number>::ZERO {
+                    // TF answers log1p(-1) = -inf + NaN i (Eigen's formula
+                    // below, through std::complex's division).
+                    $c::new(log_1p.re, <$f>::NAN)
+                } else if x1p == one || x1p == log_1p {
                     self
                 } else {
                     self * (log_1p / (x1p - one))

@@ -84,6 +84,10 @@ impl<T: GemmElement + Number> OpKernel for Conv2DBackpropInputKernel<T> {
         let dy = ctx.input(2)?.clone();
         let f = self.params.format;
         registry_core::kernel_ensure!(
+            self.params.dilations.iter().all(|&d| d == 1),
+            "Current CPU implementations do not yet support dilation rates larger than 1."
+        );
+        registry_core::kernel_ensure!(
             filter.shape().rank() == 4,
             "Conv2DBackpropInput: filter must be 4-dimensional, got {}",
             filter.shape()

@@ -54,6 +54,21 @@ impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
             filter.shape()
         );
         let f = self.params.format;
+        let (stride_rows, stride_cols) = (
+            self.params.strides[f.index('H')],
+            self.params.strides[f.index('W')],
+        );
+        registry_core::kernel_ensure!(
+            stride_rows == stride_cols,
+            "Current implementation only supports equal length strides in the row and column dimensions."
+        );
+        if self.params.dilations.iter().any(|&d| d != 1) {
+            let d = self.params.dilations;
+            return Err(KernelError::unimplemented(format!(
+                "Current kernel implementation does not support dilations, received [{} {} {} {}]",
+                d[0], d[1], d[2], d[3]
+            )));
+        }
         let in_depth = input.dims()[f.index('C')];
         let [fh, fw, filter_depth, multiplier] = [0, 1, 2, 3].map(|i| filter.dims()[i]);
         registry_core::kernel_ensure!(
