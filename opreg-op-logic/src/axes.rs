@@ -61,7 +61,7 @@ pub struct Reduction {
 
 impl Reduction {
     /// Checks the reduction of a tensor of `dims` over `axes` (negative
-    /// axes count from the end; duplicates are allowed).
+    /// axes count from the end; an axis named twice is TF's error).
     pub fn new(dims: &[usize], axes: &[i64], keep_dims: bool) -> Result<Self, KernelError> {
         let rank = dims.len();
         // A rank fits in i64: it is at most the length of a slice of usize.
@@ -75,6 +75,10 @@ impl Reduction {
             let index = if axis < 0 { axis + rank_i } else { axis };
             // In 0..rank after the check above.
             if let Some(slot) = usize::try_from(index).ok().and_then(|i| bitmap.get_mut(i)) {
+                kernel_ensure!(
+                    !*slot,
+                    "Invalid reduction arguments: Axes contains duplicate dimension: {index}"
+                );
                 *slot = true;
             }
         }

@@ -9,7 +9,8 @@
 //! - comparisons ([`compare`]): `Equal`, `Greater`, `LogicalAnd`;
 //! - selection ([`select`]): `Select`, `SelectV2`;
 //! - casts ([`cast`], rules in [`cast_rules`]): `Cast`;
-//! - sums ([`add_n`]): `AddN`.
+//! - sums ([`add_n`]): `AddN`;
+//! - clipping and running sums ([`clip_cumsum`]): `ClipByValue`, `Cumsum`.
 //!
 //! Per-type scalar semantics are in [`scalar`]; the kernels share the
 //! bodies in `driver` (forward an input or allocate, then loop).
@@ -22,6 +23,8 @@ pub mod binary;
 pub mod cast;
 #[cfg(feature = "math")]
 pub mod cast_rules;
+#[cfg(feature = "math")]
+pub mod clip_cumsum;
 #[cfg(feature = "math")]
 pub mod compare;
 // With only `nn`, the unary driver alone is used.

@@ -1,16 +1,19 @@
-//! `ArgMax`: the index of the largest value along one axis.
+//! `ArgMax` and `ArgMin`: the index of the largest (smallest) value along
+//! one axis.
 //!
 //! Ties give the first index. The scan follows Eigen's `ArgMaxPairReducer`,
 //! which TensorFlow's CPU kernel uses: the running best starts at index 0
 //! with the type's lowest *finite* value, and an element replaces it only
 //! when it is strictly greater. So NaN never wins (NaNs are skipped; a row
 //! of only NaN gives 0), and neither does a value equal to the lowest finite
-//! value (`-inf` and `f32::MIN` rows give 0).
+//! value (`-inf` and `f32::MIN` rows give 0). `ArgMin` mirrors it
+//! (Eigen's `ArgMinPairReducer`): it starts at the highest finite value and
+//! takes an element only when it is strictly smaller.
 //!
 //! `output_type` int16/uint16 indices wrap past their range, as TF's
 //! `static_cast` does.
 
-use opreg_standard_ops::ArgMax;
+use opreg_standard_ops::{ArgMax, ArgMin};
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
@@ -25,17 +28,22 @@ use opreg_op_logic::axes::ArgAxis;
 pub trait ArgMaxElement: Element + TensorElement {
     /// The comparison key (`f32` for `half`/`bfloat16`).
     type Key: Copy + PartialOrd + Send + Sync;
-    /// Eigen's starting value: the lowest finite value (`false` for bool).
+    /// Eigen's starting value of ArgMax: the lowest finite value (`false`
+    /// for bool).
     const FLOOR: Self::Key;
+    /// Eigen's starting value of ArgMin: the highest finite value (`true`
+    /// for bool).
+    const CEIL: Self::Key;
     /// The key of a value.
     fn key(self) -> Self::Key;
 }
 
 macro_rules! plain_key {
-    ($($t:ty => $floor:expr),* $(,)?) => {$(
+    ($($t:ty => $floor:expr, $ceil:expr),* $(,)?) => {$(
         impl ArgMaxElement for $t {
             type Key = $t;
             const FLOOR: $t = $floor;
+            const CEIL: $t = $ceil;
             #[inline]
             fn key(self) -> $t {
                 self
@@ -45,14 +53,17 @@ macro_rules! plain_key {
 }
 
 plain_key!(
-    f32 => f32::MIN, f64 => f64::MIN,
-    i8 => i8::MIN, i16 => i16::MIN, i32 => i32::MIN, i64 => i64::MIN,
-    u8 => 0, u16 => 0, u32 => 0, u64 => 0, bool => false,
+    f32 => f32::MIN, f32::MAX, f64 => f64::MIN, f64::MAX,
+    i8 => i8::MIN, i8::MAX, i16 => i16::MIN, i16::MAX, i32 => i32::MIN, i32::MAX,
+    i64 => i64::MIN, i64::MAX,
+    u8 => 0, u8::MAX, u16 => 0, u16::MAX, u32 => 0, u32::MAX, u64 => 0, u64::MAX,
+    bool => false, true,
 );
 
 impl ArgMaxElement for f16 {
     type Key = f32;
     const FLOOR: f32 = -65504.0;
+    const CEIL: f32 = 65504.0;
     #[inline]
     fn key(self) -> f32 {
         self.to_f32()
@@ -63,6 +74,8 @@ impl ArgMaxElement for bf16 {
     type Key = f32;
     /// bfloat16's lowest finite value (`0xff7f`), widened exactly.
     const FLOOR: f32 = f32::from_bits(0xff7f_0000);
+    /// bfloat16's highest finite value (`0x7f7f`), widened exactly.
+    const CEIL: f32 = f32::from_bits(0x7f7f_0000);
     #[inline]
     fn key(self) -> f32 {
         self.to_f32()
@@ -100,20 +113,52 @@ index_element!(i16, u16, i32, i64);
     output_type = [int16, uint16, int32, int64],
     host_memory = ["dimension"]
 )]
+#[kernel(
+    op = ArgMin,
+    device = CPU,
+    T = [float, double, half, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+         bool],
+    output_type = [int32, int64],
+    host_memory = ["dimension"]
+)]
 fn arg_max<T: ArgMaxElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    if ctx.info().op() == "ArgMin" {
+        arg_dispatch::<T, true>(ctx)
+    } else {
+        arg_dispatch::<T, false>(ctx)
+    }
+}
+
+fn arg_dispatch<T: ArgMaxElement, const MIN: bool>(
+    ctx: &mut OpKernelContext<'_>,
+) -> Result<(), KernelError> {
     match ctx.output_type(0)? {
-        DataType::DtInt16 => arg_max_as::<T, i16>(ctx),
-        DataType::DtUint16 => arg_max_as::<T, u16>(ctx),
-        DataType::DtInt32 => arg_max_as::<T, i32>(ctx),
-        DataType::DtInt64 => arg_max_as::<T, i64>(ctx),
+        DataType::DtInt16 => arg_max_as::<T, i16, MIN>(ctx),
+        DataType::DtUint16 => arg_max_as::<T, u16, MIN>(ctx),
+        DataType::DtInt32 => arg_max_as::<T, i32, MIN>(ctx),
+        DataType::DtInt64 => arg_max_as::<T, i64, MIN>(ctx),
         other => Err(KernelError::invalid_argument(format!(
-            "ArgMax: unsupported output_type {}",
+            "{}: unsupported output_type {}",
+            ctx.info().op(),
             other.as_str_name()
         ))),
     }
 }
 
-fn arg_max_as<T: ArgMaxElement, O: IndexElement>(
+/// Whether `key` beats `best`: strictly greater (ArgMax) or smaller
+/// (ArgMin); NaN never does.
+#[inline(always)]
+fn beats<K: PartialOrd, const MIN: bool>(key: K, best: K) -> bool {
+    if MIN { key < best } else { key > best }
+}
+
+/// The starting best of a scan.
+#[inline(always)]
+fn start<T: ArgMaxElement, const MIN: bool>() -> T::Key {
+    if MIN { T::CEIL } else { T::FLOOR }
+}
+
+fn arg_max_as<T: ArgMaxElement, O: IndexElement, const MIN: bool>(
     ctx: &mut OpKernelContext<'_>,
 ) -> Result<(), KernelError> {
     let input = ctx.input(0)?.clone();
@@ -129,18 +174,18 @@ fn arg_max_as<T: ArgMaxElement, O: IndexElement>(
     if out.is_empty() {
         return Ok(());
     }
-    arg_max_into(x, outer, n, inner, out);
+    arg_max_into::<T, O, MIN>(x, outer, n, inner, out);
     Ok(())
 }
 
 /// The first index of the maximum of a contiguous row.
 #[inline]
-fn row_arg_max<T: ArgMaxElement>(row: &[T]) -> usize {
-    let mut best = T::FLOOR;
+fn row_arg_max<T: ArgMaxElement, const MIN: bool>(row: &[T]) -> usize {
+    let mut best = start::<T, MIN>();
     let mut best_index = 0;
     for (i, &v) in row.iter().enumerate() {
         let k = v.key();
-        if k > best {
+        if beats::<_, MIN>(k, best) {
             best = k;
             best_index = i;
         }
@@ -149,7 +194,7 @@ fn row_arg_max<T: ArgMaxElement>(row: &[T]) -> usize {
 }
 
 /// Columns `[j0, j0 + dst.len())` of block `block` (`n` rows of `inner`).
-fn column_arg_max<T: ArgMaxElement, O: IndexElement>(
+fn column_arg_max<T: ArgMaxElement, O: IndexElement, const MIN: bool>(
     block: &[T],
     n: usize,
     inner: usize,
@@ -159,7 +204,7 @@ fn column_arg_max<T: ArgMaxElement, O: IndexElement>(
 ) {
     let width = dst.len();
     best.clear();
-    best.resize(width, T::FLOOR);
+    best.resize(width, start::<T, MIN>());
     dst.fill(O::from_index(0));
     for k in 0..n {
         let base = k * inner + j0;
@@ -169,7 +214,7 @@ fn column_arg_max<T: ArgMaxElement, O: IndexElement>(
         let index = O::from_index(k);
         for ((b, d), &v) in best.iter_mut().zip(dst.iter_mut()).zip(row) {
             let key = v.key();
-            if key > *b {
+            if beats::<_, MIN>(key, *b) {
                 *b = key;
                 *d = index;
             }
@@ -178,7 +223,7 @@ fn column_arg_max<T: ArgMaxElement, O: IndexElement>(
 }
 
 /// `x` is `[outer, n, inner]`, `out` is `[outer, inner]`.
-fn arg_max_into<T: ArgMaxElement, O: IndexElement>(
+fn arg_max_into<T: ArgMaxElement, O: IndexElement, const MIN: bool>(
     x: &[T],
     outer: usize,
     n: usize,
@@ -194,12 +239,12 @@ fn arg_max_into<T: ArgMaxElement, O: IndexElement>(
                 .zip(x.par_chunks(rows_per_task * n))
                 .for_each(|(dst, src)| {
                     for (o, row) in dst.iter_mut().zip(src.chunks_exact(n)) {
-                        *o = O::from_index(row_arg_max(row));
+                        *o = O::from_index(row_arg_max::<T, MIN>(row));
                     }
                 });
         } else {
             for (o, row) in out.iter_mut().zip(x.chunks_exact(n)) {
-                *o = O::from_index(row_arg_max(row));
+                *o = O::from_index(row_arg_max::<T, MIN>(row));
             }
         }
         return;
@@ -207,7 +252,7 @@ fn arg_max_into<T: ArgMaxElement, O: IndexElement>(
     let block = n * inner;
     let task = |o: usize, t: usize, dst: &mut [O], best: &mut Vec<T::Key>| {
         if let Some(b) = x.get(o * block..(o + 1) * block) {
-            column_arg_max(b, n, inner, t * TILE, dst, best);
+            column_arg_max::<T, O, MIN>(b, n, inner, t * TILE, dst, best);
         }
     };
     if parallel {

@@ -1,5 +1,5 @@
-//! Reductions: `Sum`, `Mean`, `Max` (over a set of axes, with `keep_dims`)
-//! and `ArgMax` (over one axis).
+//! Reductions: `Sum`, `Mean`, `Max`, `Min`, `Prod`, `All`, `Any` (over a set
+//! of axes, with `keep_dims`) and `ArgMax`, `ArgMin` (over one axis).
 //!
 //! Every reduction first simplifies its problem as TensorFlow's
 //! `ReductionHelper` does: size-1 dimensions are dropped and adjacent
@@ -18,5 +18,6 @@
 mod argmax;
 mod axes;
 mod engine;
+mod min_prod_logical;
 mod reducers;
 mod sum_mean_max;

@@ -53,7 +53,7 @@ pub(crate) struct ReductionPlan {
 
 impl ReductionPlan {
     /// Plans the reduction of a tensor of `dims` over `axes` (negative axes
-    /// count from the end; duplicates are allowed), with TF's messages.
+    /// count from the end; an axis named twice is an error), with TF's messages.
     pub(crate) fn new(dims: &[usize], axes: &[i64], keep_dims: bool) -> Result<Self, KernelError> {
         let Reduction { out_shape, runs } = Reduction::new(dims, axes, keep_dims)?;
         let in_count: usize = dims.iter().product();

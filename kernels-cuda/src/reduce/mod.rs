@@ -4,7 +4,7 @@
 //! `reduction_indices`/`dimension` read on the host.
 //!
 //! The host canonicalises the axes as TF's `ReductionHelper` does
-//! (negative axes, duplicates, size-1 dimensions dropped, adjacent runs
+//! (negative axes, duplicates rejected, size-1 dimensions dropped, adjacent runs
 //! merged; `axes`), so the input becomes `[outer, r, inner]` with the
 //! middle dimension reduced; reduced axes that are not one contiguous run
 //! are first moved last by a strided gather. Then one of three kernels
