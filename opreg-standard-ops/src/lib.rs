@@ -1,5 +1,7 @@
 //! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
-//! ops every opreg backend defines and runs (the list in `graphs/README.md`).
+//! ops every opreg backend defines and runs: the list in `graphs/README.md`
+//! and the array ops added to it since (identities, shapes, fills, ranges,
+//! splits, reversals, gathers, band parts, top-k; see [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -45,20 +47,22 @@ pub fn link() -> usize {
     NAMES.iter().filter(|name| registry.contains(name)).count()
 }
 
-/// The names of the standard ops, sorted (the list of `graphs/README.md`).
+/// The names of the standard ops, sorted: the list of `graphs/README.md`
+/// and the array ops added since.
 ///
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 54);
+/// assert_eq!(NAMES.len(), 66);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 54] = [
+pub const NAMES: [&str; 66] = [
     "Abs",
     "AddN",
     "AddV2",
     "ArgMax",
     "BiasAdd",
+    "BroadcastTo",
     "Cast",
     "ConcatV2",
     "Const",
@@ -66,6 +70,7 @@ pub const NAMES: [&str; 54] = [
     "Equal",
     "Exp",
     "ExpandDims",
+    "Fill",
     "Floor",
     "FloorDiv",
     "FloorMod",
@@ -73,6 +78,7 @@ pub const NAMES: [&str; 54] = [
     "GatherV2",
     "Greater",
     "Identity",
+    "IdentityN",
     "Log",
     "LogicalAnd",
     "MatMul",
@@ -85,27 +91,36 @@ pub const NAMES: [&str; 54] = [
     "Neg",
     "NoOp",
     "OneHot",
+    "OnesLike",
     "Pack",
     "Pad",
     "Placeholder",
     "Pow",
+    "PreventGradient",
+    "Range",
+    "Rank",
     "RealDiv",
     "Relu",
     "Reshape",
     "Rsqrt",
     "Select",
     "SelectV2",
+    "ShapeN",
     "Sigmoid",
+    "Size",
     "Slice",
+    "Snapshot",
     "Softmax",
     "Sqrt",
     "Square",
     "SquaredDifference",
     "Squeeze",
+    "StopGradient",
     "StridedSlice",
     "Sub",
     "Sum",
     "Tanh",
     "Tile",
     "Transpose",
+    "ZerosLike",
 ];

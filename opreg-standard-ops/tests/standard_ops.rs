@@ -1,5 +1,6 @@
 //! The standard op set against TensorFlow 2.21: every op of the list in
-//! `graphs/README.md` is defined, nothing else is, and each OpDef equals TF
+//! `graphs/README.md` and of [`ADDED`] is defined, nothing else is, and each
+//! OpDef equals TF
 //! 2.21's registry entry byte for byte once the Doc text (summary,
 //! description, arg and attr descriptions; TF's registry carries none) is
 //! cleared.
@@ -75,20 +76,45 @@ fn without_docs(mut op: OpDef) -> OpDef {
     op
 }
 
+/// The ops added to the standard set since the list of `graphs/README.md`
+/// (array ops), sorted.
+const ADDED: &[&str] = &[
+    "BroadcastTo",
+    "Fill",
+    "IdentityN",
+    "OnesLike",
+    "PreventGradient",
+    "Range",
+    "Rank",
+    "ShapeN",
+    "Size",
+    "Snapshot",
+    "StopGradient",
+    "ZerosLike",
+];
+
 #[test]
-fn standard_op_names_are_the_readme_list() {
+fn standard_op_names_are_the_readme_list_and_the_added_ops() {
     let readme = readme_standard_ops();
     assert_eq!(readme.len(), 54, "{readme:?}");
+    assert!(ADDED.is_sorted(), "{ADDED:?}");
+    let mut expected = readme.clone();
+    for name in ADDED {
+        assert!(!readme.contains(*name), "{name} is in the README already");
+        expected.insert((*name).to_owned());
+    }
     let ours: BTreeSet<String> = standard_registrations()
         .keys()
         .map(|n| n.to_string())
         .collect();
-    let missing: Vec<_> = readme.difference(&ours).collect();
-    let extra: Vec<_> = ours.difference(&readme).collect();
+    let missing: Vec<_> = expected.difference(&ours).collect();
+    let extra: Vec<_> = ours.difference(&expected).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
-        "missing {missing:?}, not in the README {extra:?}"
+        "missing {missing:?}, neither in the README nor added {extra:?}"
     );
+    let names: BTreeSet<String> = standard_ops::NAMES.iter().map(|n| n.to_string()).collect();
+    assert_eq!(names, expected, "NAMES");
 }
 
 #[test]
