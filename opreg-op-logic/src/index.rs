@@ -65,6 +65,54 @@ pub fn shape_of(dims: &[usize]) -> Result<TensorShape, KernelError> {
     })
 }
 
+/// The most dimensions a tensor shape may have (TF's
+/// `TensorShape::MaxDimensions()`).
+pub const MAX_DIMS: usize = 254;
+
+/// A shape from integer sizes, as TF's `TensorShapeUtils::MakeShape` checks
+/// them, dimension by dimension: a negative size is an error
+/// (`Dimension -1 must be >= 0`), and so is an element count over
+/// `i64::MAX`, naming the whole shape (`Shape [4611686018427387904,4]
+/// would have more than 2**63 - 1 elements`, -1 written `?`).
+///
+/// ```
+/// use opreg_op_logic::index::make_shape;
+/// assert_eq!(make_shape(&[2, 0, 3]).unwrap().dims(), &[2, 0, 3]);
+/// assert_eq!(make_shape(&[2, -1]).unwrap_err().to_string(), "Dimension -1 must be >= 0");
+/// ```
+pub fn make_shape(sizes: &[i64]) -> Result<TensorShape, KernelError> {
+    if sizes.len() > MAX_DIMS {
+        return Err(KernelError::invalid_argument("Too many dimensions"));
+    }
+    let mut dims: Dims = SmallVec::with_capacity(sizes.len());
+    let mut elements: i64 = 1;
+    for &size in sizes {
+        let Some(dim) = to_dim(size) else {
+            return Err(KernelError::invalid_argument(format!(
+                "Dimension {size} must be >= 0"
+            )));
+        };
+        elements = elements.checked_mul(size).ok_or_else(|| {
+            let shown: Vec<String> = sizes
+                .iter()
+                .map(|&d| {
+                    if d == -1 {
+                        "?".to_owned()
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect();
+            KernelError::invalid_argument(format!(
+                "Shape [{}] would have more than 2**63 - 1 elements",
+                shown.join(",")
+            ))
+        })?;
+        dims.push(dim);
+    }
+    shape_of(&dims)
+}
+
 /// Row-major element strides of `dims`.
 pub fn strides(dims: &[usize]) -> Dims {
     let mut out: Dims = SmallVec::from_elem(1, dims.len());
@@ -98,5 +146,25 @@ mod tests {
         assert_eq!(to_dim(-1), None);
         assert_eq!(dim_i64(3), 3);
         assert!(is_vector(&TensorShape::new([2]).unwrap()));
+    }
+
+    #[test]
+    fn make_shape_checks_as_tf_does() {
+        assert_eq!(make_shape(&[]).unwrap().dims(), &[] as &[usize]);
+        assert_eq!(make_shape(&[0, 1 << 62, 1 << 62]).unwrap().dims()[0], 0);
+        let err = |s: &[i64]| make_shape(s).unwrap_err().to_string();
+        assert_eq!(err(&[2, -3]), "Dimension -3 must be >= 0");
+        assert_eq!(
+            err(&[1 << 40, 1 << 40, -1]),
+            "Shape [1099511627776,1099511627776,?] would have more than 2**63 - 1 elements"
+        );
+        assert_eq!(
+            err(&[1 << 40, 1 << 40, -5]),
+            "Shape [1099511627776,1099511627776,-5] would have more than 2**63 - 1 elements"
+        );
+        // A negative size before the overflow is reported first.
+        assert_eq!(err(&[-2, 1 << 40, 1 << 40]), "Dimension -2 must be >= 0");
+        assert_eq!(err(&[1; 255]), "Too many dimensions");
+        assert_eq!(make_shape(&[1; 254]).unwrap().rank(), 254);
     }
 }

@@ -8,7 +8,9 @@
 //! - [`unary`]: the element-wise unary functions, one table for every
 //!   device ([`unary_functions!`]).
 //! - [`broadcast`]: TF's broadcasting (`BCast`).
-//! - [`index`]: integer host inputs as `i64`, shape helpers.
+//! - [`index`]: integer host inputs as `i64`, shape helpers (TF's
+//!   `MakeShape`).
+//! - [`format`]: numbers written as TF's messages write them.
 //! - [`reshape`]: the shapes of `Reshape`, `ExpandDims` and `Squeeze`.
 //! - [`transpose`]: `Transpose`'s permutation.
 //! - [`concat`](mod@concat): `ConcatV2`'s and `Pack`'s checks and layout.
@@ -29,23 +31,32 @@
 //! - [`batch_norm`]: `FusedBatchNormV3`'s attrs and shape checks.
 //! - [`batch_matmul`]: `BatchMatMulV2`/`V3`'s checks and broadcast batches.
 //! - [`einsum`]: `Einsum`'s equation and its plan on concrete shapes.
+//! - [`range`]: `Range`'s checks and size (kernel and shape function).
+//! - [`shape_of`]: the values of `Shape`, `ShapeN`, `Size`, `Rank`.
+//! - [`fill`]: `Fill`'s checks and output shape.
+//! - [`broadcast_to`]: `BroadcastTo`'s checks and copy layout.
 
 pub mod add_n;
 pub mod axes;
 pub mod batch_matmul;
 pub mod batch_norm;
 pub mod broadcast;
+pub mod broadcast_to;
 pub mod concat;
 pub mod constant;
 pub mod conv;
 pub mod einsum;
+pub mod fill;
+pub mod format;
 pub mod gather;
 pub mod index;
 pub mod one_hot;
 pub mod pad;
 pub mod pool;
+pub mod range;
 pub mod reshape;
 pub mod select;
+pub mod shape_of;
 pub mod slice;
 pub mod strided;
 pub mod strided_slice;

@@ -1,5 +1,7 @@
 //! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
-//! ops every opreg backend defines and runs (the list in `graphs/README.md`).
+//! ops every opreg backend defines and runs: the list in `graphs/README.md`
+//! and the array ops added to it since (identities, shapes, fills, ranges,
+//! splits, reversals, gathers, band parts, top-k; see [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -45,15 +47,16 @@ pub fn link() -> usize {
     NAMES.iter().filter(|name| registry.contains(name)).count()
 }
 
-/// The names of the standard ops, sorted (the list of `graphs/README.md`).
+/// The names of the standard ops, sorted: the list of `graphs/README.md`
+/// and the array ops added since.
 ///
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 89);
+/// assert_eq!(NAMES.len(), 101);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 89] = [
+pub const NAMES: [&str; 101] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -64,6 +67,7 @@ pub const NAMES: [&str; 89] = [
     "BatchMatMulV2",
     "BatchMatMulV3",
     "BiasAdd",
+    "BroadcastTo",
     "Cast",
     "Ceil",
     "ClipByValue",
@@ -82,6 +86,7 @@ pub const NAMES: [&str; 89] = [
     "Exp",
     "ExpandDims",
     "Expm1",
+    "Fill",
     "Floor",
     "FloorDiv",
     "FloorMod",
@@ -90,6 +95,7 @@ pub const NAMES: [&str; 89] = [
     "Greater",
     "GreaterEqual",
     "Identity",
+    "IdentityN",
     "LeakyRelu",
     "Less",
     "LessEqual",
@@ -111,11 +117,15 @@ pub const NAMES: [&str; 89] = [
     "NoOp",
     "NotEqual",
     "OneHot",
+    "OnesLike",
     "Pack",
     "Pad",
     "Placeholder",
     "Pow",
+    "PreventGradient",
     "Prod",
+    "Range",
+    "Rank",
     "RealDiv",
     "Reciprocal",
     "Relu",
@@ -126,10 +136,13 @@ pub const NAMES: [&str; 89] = [
     "Select",
     "SelectV2",
     "Selu",
+    "ShapeN",
     "Sigmoid",
     "Sign",
     "Sin",
+    "Size",
     "Slice",
+    "Snapshot",
     "Softmax",
     "Softplus",
     "Softsign",
@@ -137,10 +150,12 @@ pub const NAMES: [&str; 89] = [
     "Square",
     "SquaredDifference",
     "Squeeze",
+    "StopGradient",
     "StridedSlice",
     "Sub",
     "Sum",
     "Tanh",
     "Tile",
     "Transpose",
+    "ZerosLike",
 ];

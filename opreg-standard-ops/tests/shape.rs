@@ -2413,10 +2413,22 @@ fn every_standard_op_accepts_unknown_inputs() {
             "Const" => attrs.push(("value", AttrValue::from(scalar(1).to_proto()))),
             _ => {}
         }
-        let attrs: Vec<_> = attrs
+        let mut attrs: Vec<_> = attrs
             .into_iter()
             .filter(|(k, _)| op.op_def().attr.iter().any(|a| a.name == *k))
             .collect();
+        // Other count and type-list attrs without a default (`num_split`,
+        // IdentityN's `T`): two of them.
+        for attr in &op.op_def().attr {
+            if attr.default_value.is_some() || attrs.iter().any(|(k, _)| *k == attr.name) {
+                continue;
+            }
+            match attr.r#type.as_str() {
+                "int" => attrs.push((&attr.name, AttrValue::from(2))),
+                "list(type)" => attrs.push((&attr.name, AttrValue::from([DataType::DtFloat; 2]))),
+                _ => {}
+            }
+        }
         let n = node(name, 0, &attrs);
         let (inputs, outputs) =
             registry_core::node_def::name_ranges_for_node(&n, op.op_def()).unwrap();

@@ -9,12 +9,17 @@
 //! strings of `DT_STRING`.
 //!
 //! - `constant`: `Const`, `Placeholder`, `Identity`, `NoOp`.
+//! - `forward`: `StopGradient`, `PreventGradient`, `IdentityN` (zero-copy)
+//!   and `Snapshot` (zero-copy unless the input's buffer is shared).
 //! - `reshape`: `Reshape`, `ExpandDims`, `Squeeze` (zero-copy).
 //! - `transpose`: `Transpose`.
 //! - `concat`: `ConcatV2`, `Pack`.
 //! - `slice`: `Slice`; `strided_slice`: `StridedSlice`.
 //! - `gather`: `GatherV2`; `tile`: `Tile`; `pad`: `Pad`;
 //!   `one_hot`: `OneHot`.
+//! - `shape`: `Shape`, `ShapeN`, `Size`, `Rank` (host-memory outputs).
+//! - `fill`: `Fill`, `ZerosLike`, `OnesLike`; `range`: `Range`;
+//!   `broadcast_to`: `BroadcastTo`.
 //!
 //! Shared machinery: `elements` (dtype dispatch), `strided` (the strided
 //! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
@@ -23,15 +28,20 @@
 //! the GPU kernels share are in [`opreg_op_logic`] (`index`, `reshape`,
 //! `transpose`, `concat`, `strided_slice`).
 
+mod broadcast_to;
 mod concat;
 mod constant;
 pub(crate) mod elements;
+mod fill;
+mod forward;
 mod gather;
 mod index;
 mod one_hot;
 mod pad;
 mod parallel;
+mod range;
 mod reshape;
+mod shape;
 mod slice;
 pub(crate) mod strided;
 mod strided_slice;

@@ -19,6 +19,24 @@ use registry_core::op;
 )]
 pub struct ConcatV2;
 
+/// Broadcast an array for a compatible shape.
+///
+/// Broadcasting makes arrays of different shapes fit each other: starting
+/// from the trailing dimensions, each dimension of `input` must equal the
+/// one of `shape` or be 1 (repeated to that size); missing leading
+/// dimensions are added. The output has shape `shape` and the values of
+/// `input` repeated along the broadcast dimensions (materialized, unlike
+/// the implicit broadcasting of element-wise ops).
+#[op(
+    input = "input: T",
+    input = "shape: Tidx",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::broadcast_to
+)]
+pub struct BroadcastTo;
+
 /// Returns a constant tensor.
 ///
 /// The output is the tensor given in the `value` attr, of type `dtype`.
@@ -39,6 +57,20 @@ pub struct Const;
     shape_fn = crate::shape::expand_dims
 )]
 pub struct ExpandDims;
+
+/// Creates a tensor filled with a scalar value.
+///
+/// The output has the shape given by the vector `dims` and every element
+/// equal to the scalar `value` (of any type, strings included).
+#[op(
+    input = "dims: index_type",
+    input = "value: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "index_type: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::fill
+)]
+pub struct Fill;
 
 /// Gather slices from `params` axis `axis` according to `indices`.
 ///
@@ -64,6 +96,19 @@ pub struct GatherV2;
 #[op(input = "input: T", output = "output: T", attr = "T: type", shape_fn = registry_core::shape::common::unchanged_shape)]
 pub struct Identity;
 
+/// Returns a list of tensors with the same shapes and contents as the input tensors.
+///
+/// Each output is the corresponding input, unchanged. Useful to pass several
+/// tensors through one node, for instance to override the gradient of a
+/// group of tensors at once.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: list(type) >= 1",
+    shape_fn = crate::shape::identity_n
+)]
+pub struct IdentityN;
+
 /// Returns a one-hot tensor.
 ///
 /// The locations given by `indices` take the value `on_value`, all other
@@ -81,6 +126,18 @@ pub struct Identity;
     shape_fn = crate::shape::one_hot
 )]
 pub struct OneHot;
+
+/// Returns a tensor of ones with the same shape and type as x.
+///
+/// Every element of the output is 1 of `x`'s type (`true` for booleans,
+/// `1 + 0i` for complex numbers).
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool}",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct OnesLike;
 
 /// Packs a list of `N` rank-`R` tensors into one rank-`(R+1)` tensor.
 ///
@@ -122,6 +179,32 @@ pub struct Pad;
 )]
 pub struct Placeholder;
 
+/// An identity op that triggers an error if a gradient is requested.
+///
+/// Forwards its input unchanged when run. Graph builders that compute
+/// gradients refuse to differentiate through it, reporting `message`, so it
+/// marks values whose gradient is not meant to be taken.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "message: string = ''",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct PreventGradient;
+
+/// Returns the rank of a tensor.
+///
+/// The output is an int32 scalar: the number of dimensions of `input` (also
+/// called its order, degree or ndims; not the rank of a matrix).
+#[op(
+    input = "input: T",
+    output = "output: int32",
+    attr = "T: type",
+    shape_fn = registry_core::shape::common::scalar_shape
+)]
+pub struct Rank;
+
 /// Reshapes a tensor.
 ///
 /// Returns a tensor with the elements of `tensor` in the same order and the
@@ -136,6 +219,32 @@ pub struct Placeholder;
     shape_fn = crate::shape::reshape
 )]
 pub struct Reshape;
+
+/// Returns shape of tensors.
+///
+/// Output `i` is the 1-D shape of input `i`, as `out_type` integers.
+#[op(
+    input = "input: N * T",
+    output = "output: N * out_type",
+    attr = "N: int >= 1",
+    attr = "T: type",
+    attr = "out_type: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::shape_n
+)]
+pub struct ShapeN;
+
+/// Returns the size of a tensor.
+///
+/// The output is a scalar of type `out_type`: the number of elements of
+/// `input`.
+#[op(
+    input = "input: T",
+    output = "output: out_type",
+    attr = "T: type",
+    attr = "out_type: {int32, int64} = DT_INT32",
+    shape_fn = registry_core::shape::common::scalar_shape
+)]
+pub struct Size;
 
 /// Return a slice from 'input'.
 ///
@@ -153,6 +262,19 @@ pub struct Reshape;
 )]
 pub struct Slice;
 
+/// Returns a copy of the input tensor.
+///
+/// The output holds the input's values in a buffer of its own, so later
+/// in-place updates of the input do not show in it; when nothing else holds
+/// the input's buffer, that buffer becomes the output without a copy.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct Snapshot;
+
 /// Removes dimensions of size 1 from the shape of a tensor.
 ///
 /// Without `squeeze_dims` every dimension of length 1 is removed; otherwise
@@ -165,6 +287,20 @@ pub struct Slice;
     shape_fn = crate::shape::squeeze
 )]
 pub struct Squeeze;
+
+/// Stops gradient computation.
+///
+/// When run, the op outputs its input unchanged. When gradients are built,
+/// it acts as a constant: nothing flows back through it, so its input does
+/// not contribute to any gradient (as for an EM step, or for
+/// contrastive-divergence training, where some values are held fixed).
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct StopGradient;
 
 /// Return a strided slice from `input`.
 ///
@@ -213,3 +349,15 @@ pub struct Tile;
     shape_fn = crate::shape::transpose
 )]
 pub struct Transpose;
+
+/// Returns a tensor of zeros with the same shape and type as x.
+///
+/// Every element of the output is the zero of `x`'s type (`false` for
+/// booleans, the empty string for strings).
+#[op(
+    input = "x: T",
+    output = "y: T",
+    attr = "T: type",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct ZerosLike;

@@ -1,4 +1,4 @@
-//! Element-wise arithmetic, casts and matrix multiplication (TF's
+//! Element-wise arithmetic, casts, matrix multiplication and ranges (TF's
 //! `math_ops.cc`).
 
 use registry_core::op;
@@ -184,6 +184,21 @@ pub struct Neg;
     shape_fn = registry_core::shape::common::broadcast_binary_op
 )]
 pub struct Pow;
+
+/// Creates a sequence of numbers.
+///
+/// The sequence starts at `start` and extends by increments of `delta` up
+/// to but not including `limit` (from above when `delta` is negative). The
+/// three inputs are scalars of one type.
+#[op(
+    input = "start: Tidx",
+    input = "limit: Tidx",
+    input = "delta: Tidx",
+    output = "output: Tidx",
+    attr = "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = DT_INT32",
+    shape_fn = crate::shape::range
+)]
+pub struct Range;
 
 /// Returns x / y element-wise for real types.
 ///

@@ -482,3 +482,62 @@ pub fn gather_v2(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
         .concatenate(&params.subshape_from(axis + 1)?);
     c.set_output(0, out)
 }
+
+/// `IdentityN`: output `i` has the shape of input `i`.
+pub fn identity_n(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    for (i, shape) in c.inputs().iter().enumerate() {
+        c.set_output(i, shape.clone())?;
+    }
+    Ok(())
+}
+
+/// `Shape` and `ShapeN` (TF's `ShapeShapeFn`): output `i` is a vector as
+/// long as the rank of input `i` (unknown length for an unknown rank).
+pub fn shape_n(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    for (i, shape) in c.inputs().iter().enumerate() {
+        let len = shape.rank().map_or(Dim::UNKNOWN, Dim::from);
+        c.set_output(i, Shape::vector(len))?;
+    }
+    Ok(())
+}
+
+/// `Fill`: `dims` is a vector and `value` a scalar; the output's shape is
+/// the value of `dims` (every entry must be non-negative), or as much of it
+/// as is known.
+pub fn fill(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    c.input_with_rank(0, 1)?;
+    c.input_with_rank(1, 0)?;
+    // Entries below -1 are refused while reading the shape (TF's shape
+    // refiner does so before running the shape function).
+    let out = c.make_shape_from_shape_tensor(0)?;
+    if let Some(dims) = c.input_ints(0)?
+        && dims.iter().any(|&d| d < 0)
+    {
+        return Err(c.error(ShapeError::invalid_argument("Fill dimensions must be >= 0")));
+    }
+    c.set_output(0, out)
+}
+
+/// `BroadcastTo`: the shape held by `shape` (a vector), where the input's
+/// dimensions above 1 fill in (or must equal) the dimensions they broadcast
+/// to; the input's rank must not exceed the output's.
+pub fn broadcast_to(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    c.input_with_rank(1, 1)?;
+    let mut out = c.make_shape_from_shape_tensor(1)?;
+    let (Some(out_rank), Some(_)) = (out.rank(), c.input(0)?.rank()) else {
+        return c.set_output(0, out);
+    };
+    let input = c.input_with_rank_at_most(0, out_rank)?;
+    let in_dims = input.dims().unwrap_or_default();
+    let offset = out_rank - in_dims.len();
+    for (i, &in_dim) in in_dims.iter().enumerate() {
+        // Only dimensions above 1 constrain the output (1 broadcasts, 0 is
+        // left to the kernel).
+        if in_dim.value().is_some_and(|v| v > 1) {
+            let at = to_i64(offset + i);
+            let merged = in_dim.merge(out.dim(at)?).map_err(|e| c.error(e))?;
+            out = out.replace_dim(at, merged)?;
+        }
+    }
+    c.set_output(0, out)
+}

@@ -5,10 +5,12 @@
 //!
 //! | ops | shape function |
 //! |---|---|
-//! | Abs, Cast, Ceil, ClipByValue, Cos, Cumsum, Elu, Erf, Erfc, Exp, Expm1, Floor, Identity, LeakyRelu, Log, Log1p, LogicalNot, Neg, Reciprocal, Relu, Relu6, Round, Rsqrt, Selu, Sigmoid, Sign, Sin, Softplus, Softsign, Sqrt, Square, Tanh | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
+//! | Abs, Cast, Ceil, ClipByValue, Cos, Cumsum, Elu, Erf, Erfc, Exp, Expm1, Floor, Identity, LeakyRelu, Log, Log1p, LogicalNot, Neg, OnesLike, PreventGradient, Reciprocal, Relu, Relu6, Round, Rsqrt, Selu, Sigmoid, Sign, Sin, Snapshot, Softplus, Softsign, Sqrt, Square, StopGradient, Tanh, ZerosLike | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
 //! | AddV2, Equal, FloorDiv, FloorMod, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalOr, NotEqual, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
 //! | AddN | [`common::merge_inputs`](registry_core::shape::common::merge_inputs) |
 //! | Softmax, LogSoftmax | [`common::unchanged_shape_with_rank_at_least_1`](registry_core::shape::common::unchanged_shape_with_rank_at_least_1) |
+//! | Rank, Size | [`common::scalar_shape`](registry_core::shape::common::scalar_shape) |
+//! | Shape, ShapeN | [`shape_n`] |
 //! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
 //! | BatchMatMulV2, BatchMatMulV3, Einsum | [`batch_matmul_v2`], [`einsum`] |
@@ -32,9 +34,9 @@ pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
 
 pub use array::{
-    const_op, expand_dims, gather_v2, one_hot, pack, pad, placeholder, reshape, slice, squeeze,
-    tile, transpose,
+    broadcast_to, const_op, expand_dims, fill, gather_v2, identity_n, one_hot, pack, pad,
+    placeholder, reshape, shape_n, slice, squeeze, tile, transpose,
 };
-pub use math::{arg_max, select, select_v2};
+pub use math::{arg_max, range, select, select_v2};
 pub use nn::fused_batch_norm_v3;
 pub use strided_slice::strided_slice;
