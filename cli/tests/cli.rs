@@ -313,6 +313,33 @@ fn run_json_matches_tensorflow_for_every_shared_graph() {
     }
 }
 
+/// The feed-forward Keras models of `shared/models` through `opreg run
+/// --format json`, within the models' tolerance.
+#[test]
+fn run_json_matches_tensorflow_for_the_feed_forward_models() {
+    for name in ["mobilenet_v2", "transformer_encoder", "unet_small"] {
+        let dir = opreg_tests::shared_dir().join("models").join(name);
+        let io = dir.join("io.json").to_string_lossy().into_owned();
+        let text = stdout_of(&[
+            "run",
+            &dir.join("graph.pb").to_string_lossy(),
+            "--feeds",
+            &io,
+            "--format",
+            "json",
+        ]);
+        let ours = opreg_cli::io_json::read_list(&text, "fetches").expect("run's JSON reads back");
+        let tf = opreg_cli::io_json::read_list(&std::fs::read_to_string(&io).unwrap(), "fetches")
+            .unwrap();
+        assert_eq!(ours.len(), tf.len(), "{name}");
+        for (a, b) in ours.iter().zip(&tf) {
+            assert_eq!(a.name, b.name, "{name}");
+            let err = opreg_tests::graphs::compare_model(&a.name, &a.tensor, &b.tensor);
+            assert!(err.is_ok(), "{name}: {err:?}");
+        }
+    }
+}
+
 #[test]
 fn run_table_and_repeat() {
     let text = stdout_of(&[
@@ -407,4 +434,40 @@ fn bad_graphs_and_feeds_exit_non_zero_with_a_message() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("fetch 'nope:0'"));
     let _ = std::fs::remove_file(not_a_graph);
     let _ = std::fs::remove_file(bad_feeds);
+}
+
+/// `opreg check` names every op of a graph that is not registered at once,
+/// with how many nodes use it and the first of them, not only the first.
+#[test]
+fn check_reports_every_unregistered_op_at_once() {
+    let dir = std::env::temp_dir().join(format!("opreg-unregistered-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("graph.pbtxt");
+    std::fs::write(
+        &path,
+        r#"
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "a" op: "Relu7" input: "x" }
+node { name: "b" op: "NoSuchOp" input: "a" }
+node { name: "c" op: "Relu7" input: "b" }
+node { name: "d" op: "Relu" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+"#,
+    )
+    .unwrap();
+    let out = opreg(&["check", &path.to_string_lossy()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 ops of the graph are not registered"),
+        "{err}"
+    );
+    assert!(
+        err.contains("node 'a' (and 1 more nodes): op 'Relu7' is not registered"),
+        "{err}"
+    );
+    assert!(
+        err.contains("node 'b': op 'NoSuchOp' is not registered"),
+        "{err}"
+    );
 }
