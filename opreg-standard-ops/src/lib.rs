@@ -53,10 +53,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 101);
+/// assert_eq!(NAMES.len(), 104);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 101] = [
+pub const NAMES: [&str; 104] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -64,6 +64,7 @@ pub const NAMES: [&str; 101] = [
     "Any",
     "ArgMax",
     "ArgMin",
+    "AvgPool",
     "BatchMatMulV2",
     "BatchMatMulV3",
     "BiasAdd",
@@ -131,6 +132,8 @@ pub const NAMES: [&str; 101] = [
     "Relu",
     "Relu6",
     "Reshape",
+    "ResizeBilinear",
+    "ResizeNearestNeighbor",
     "Round",
     "Rsqrt",
     "Select",

@@ -23,13 +23,17 @@ mod im2col;
 pub use conv2d::Conv2DKernel;
 pub use conv2d_backprop_input::Conv2DBackpropInputKernel;
 pub use depthwise::DepthwiseConv2dNativeKernel;
+mod avg_pool;
 mod batch_norm;
 mod bias_add;
 mod leaky_relu;
 mod max_pool;
+mod resize;
 mod softmax;
 
+pub use avg_pool::AvgPoolKernel;
 pub use batch_norm::FusedBatchNormV3Kernel;
 pub use bias_add::BiasAddKernel;
 pub use leaky_relu::LeakyReluKernel;
 pub use max_pool::MaxPoolKernel;
+pub use resize::{ResizeBilinearKernel, ResizeNearestNeighborKernel};

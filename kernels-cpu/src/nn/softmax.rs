@@ -21,6 +21,10 @@ pub(crate) trait WideFloat: Element {
     fn widen(self) -> Self::Acc;
     /// Rounds back from the computation type.
     fn narrow(v: Self::Acc) -> Self;
+    /// A count as the computation type.
+    fn widen_count(n: usize) -> Self::Acc {
+        <Self::Acc as num_traits::NumCast>::from(n).unwrap_or_else(Self::Acc::infinity)
+    }
 }
 
 impl WideFloat for f32 {

@@ -361,3 +361,35 @@ pub struct Transpose;
     shape_fn = registry_core::shape::common::unchanged_shape
 )]
 pub struct ZerosLike;
+
+/// Resize `images` to `size` using bilinear interpolation.
+///
+/// `images` is `[batch, height, width, channels]`; `size` holds the new
+/// height and width. The output is `float` whatever the input type. With
+/// `align_corners` the corner pixels of input and output are aligned; with
+/// `half_pixel_centers` pixel centers are at half-integer positions.
+#[op(
+    input = "images: T",
+    input = "size: int32",
+    output = "resized_images: float",
+    attr = "T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double, bfloat16}",
+    attr = "align_corners: bool = false",
+    attr = "half_pixel_centers: bool = false",
+    shape_fn = crate::shape::resize
+)]
+pub struct ResizeBilinear;
+
+/// Resize `images` to `size` using nearest neighbor interpolation.
+///
+/// `images` is `[batch, height, width, channels]`; `size` holds the new
+/// height and width; each output pixel copies the input pixel nearest to it.
+#[op(
+    input = "images: T",
+    input = "size: int32",
+    output = "resized_images: T",
+    attr = "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}",
+    attr = "align_corners: bool = false",
+    attr = "half_pixel_centers: bool = false",
+    shape_fn = crate::shape::resize
+)]
+pub struct ResizeNearestNeighbor;

@@ -235,3 +235,19 @@ pub struct Softplus;
     shape_fn = registry_core::shape::common::unchanged_shape
 )]
 pub struct Softsign;
+
+/// Performs average pooling on the input.
+///
+/// Each output element is the mean of a `ksize` window of `value` moved by
+/// `strides`; with SAME padding only the elements inside the input count.
+#[op(
+    input = "value: T",
+    output = "output: T",
+    attr = "ksize: list(int) >= 4",
+    attr = "strides: list(int) >= 4",
+    attr = "padding: {'SAME', 'VALID'}",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = crate::shape::avg_pool
+)]
+pub struct AvgPool;

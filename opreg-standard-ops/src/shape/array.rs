@@ -541,3 +541,43 @@ pub fn broadcast_to(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     }
     c.set_output(0, out)
 }
+
+/// `ResizeBilinear` and `ResizeNearestNeighbor` (TF's `ResizeShapeFn`):
+/// `images` has rank 4, `size` is a vector of 2 values; the output is
+/// `[batch, size[0], size[1], channels]` (unknown sizes when `size` is not
+/// a constant).
+pub fn resize(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input_with_rank(0, 4)?;
+    let size = c.input_with_rank(1, 1)?;
+    if let Some(n) = size.dim(0)?.value()
+        && n != 2
+    {
+        return Err(c.input_error(
+            1,
+            ShapeError::DimValue {
+                expected: 2,
+                found: n,
+            },
+        ));
+    }
+    let (height, width) = match c.input_ints(1)? {
+        Some(v) if v.len() == 2 => {
+            let dim = |x: i64| {
+                if x < 0 {
+                    Err(c.input_error(
+                        1,
+                        ShapeError::Negative {
+                            what: "Dimension size, given by the size input,",
+                            value: x,
+                        },
+                    ))
+                } else {
+                    Ok(Dim::new(x))
+                }
+            };
+            (dim(v[0])?, dim(v[1])?)
+        }
+        _ => (Dim::UNKNOWN, Dim::UNKNOWN),
+    };
+    c.set_output(0, Shape::new([input.dim(0)?, height, width, input.dim(3)?]))
+}

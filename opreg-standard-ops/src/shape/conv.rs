@@ -379,3 +379,30 @@ pub fn conv2d_backprop_input(c: &mut InferenceContext<'_>) -> Result<(), ShapeEr
     let out = image_shape(format, batch, spatial, depth, Dim::new(1))?;
     c.set_output(0, out)
 }
+
+/// `AvgPool` (TF's `AvgPoolShape`): `value` is an image in `data_format`;
+/// `ksize` and `strides` hold 4 values; the rows and columns are windowed
+/// (SAME or VALID), the batch and depth kept.
+pub fn avg_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let format = ImageFormat::parse(c, false)?;
+    let input = c.input_with_rank(0, format.rank())?;
+    let strides = four(c, "strides", "AvgPool requires the stride attribute")?;
+    let ksize = four(c, "ksize", "AvgPool requires the ksize attribute")?;
+    let (batch, [rows, cols], depth) = image_dims(&input, format)?;
+    let pads = padding(c, format)?;
+    let (h, w) = (format.index('H'), format.index('W'));
+    let window = |input, d: usize| {
+        windowed_output_size(
+            input,
+            Dim::new(ksize[d]),
+            1,
+            strides[d],
+            pads.padding,
+            (0, 0),
+        )
+    };
+    let out_rows = window(rows, h)?;
+    let out_cols = window(cols, w)?;
+    let out = image_shape(format, batch, [out_rows, out_cols], depth, Dim::new(1))?;
+    c.set_output(0, out)
+}

@@ -14,7 +14,8 @@
 //! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
 //! | BatchMatMulV2, BatchMatMulV3, Einsum | [`batch_matmul_v2`], [`einsum`] |
-//! | DepthwiseConv2dNative, Conv2DBackpropInput | [`depthwise_conv2d_native`], [`conv2d_backprop_input`] |
+//! | DepthwiseConv2dNative, Conv2DBackpropInput, AvgPool | [`depthwise_conv2d_native`], [`conv2d_backprop_input`], [`avg_pool`] |
+//! | ResizeBilinear, ResizeNearestNeighbor | [`resize`] |
 //! | All, Any, Max, Mean, Min, Prod, Sum | [`reduction`] |
 //! | ArgMax, ArgMin | [`arg_max`] |
 //! | the others | this module, one function per op |
@@ -28,14 +29,14 @@ mod nn;
 mod reduce;
 mod strided_slice;
 
-pub use conv::{conv2d, conv2d_backprop_input, depthwise_conv2d_native, max_pool};
+pub use conv::{avg_pool, conv2d, conv2d_backprop_input, depthwise_conv2d_native, max_pool};
 pub use einsum::einsum;
 pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
 
 pub use array::{
     broadcast_to, const_op, expand_dims, fill, gather_v2, identity_n, one_hot, pack, pad,
-    placeholder, reshape, shape_n, slice, squeeze, tile, transpose,
+    placeholder, reshape, resize, shape_n, slice, squeeze, tile, transpose,
 };
 pub use math::{arg_max, range, select, select_v2};
 pub use nn::fused_batch_norm_v3;
