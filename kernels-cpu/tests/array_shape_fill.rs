@@ -1,4 +1,4 @@
-//! `ShapeN`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `Range` and
+//! `Shape`, `ShapeN`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `Range` and
 //! `BroadcastTo` run through `create_op_kernel`. Every value and message
 //! checked here is what TensorFlow 2.21's CPU kernel gave for the same
 //! inputs (eager `tf.raw_ops` calls), or, for large tensors, what a naive
@@ -72,7 +72,7 @@ fn out_type(dtype: DataType) -> (&'static str, AttrValue) {
 // ---------------------------------------------------------------- ShapeN, Size, Rank
 
 #[test]
-fn shape_n_size_and_rank_values() {
+fn shape_shape_n_size_and_rank_values() {
     kernels_cpu::link();
     let z = |d: &[usize]| Tensor::zeros(DataType::DtFloat, d).unwrap();
     let out = try_run_all("ShapeN", vec![z(&[2, 3]), z(&[]), z(&[0, 4, 1])], &[]).unwrap();
@@ -88,6 +88,17 @@ fn shape_n_size_and_rank_values() {
     .unwrap();
     assert_eq!(vals::<i64>(&out[0]), [2]);
 
+    let shape = run("Shape", vec![z(&[2, 0, 3])], &[]);
+    assert_eq!(
+        (shape.dtype(), vals::<i32>(&shape)),
+        (DataType::DtInt32, vec![2, 0, 3])
+    );
+    let shape = run(
+        "Shape",
+        vec![strt(&[], &["s"])],
+        &[out_type(DataType::DtInt64)],
+    );
+    assert_eq!((shape.dims(), vals::<i64>(&shape)), (&[0][..], vec![]));
     assert_eq!(vals::<i32>(&run("Size", vec![z(&[2, 0, 3])], &[])), [0]);
     let size = run(
         "Size",
@@ -100,12 +111,23 @@ fn shape_n_size_and_rank_values() {
 }
 
 #[test]
-fn shape_n_and_size_refuse_values_an_int32_cannot_hold() {
+fn shape_and_size_refuse_values_an_int32_cannot_hold() {
     kernels_cpu::link();
     // Zero-element tensors with huge dimensions (TF's messages).
     let big = Tensor::zeros(DataType::DtFloat, [1 << 31, 0]).unwrap();
     let edge = Tensor::zeros(DataType::DtFloat, [3, (1 << 31) - 1, 0]).unwrap();
     let ok = Tensor::zeros(DataType::DtFloat, [(1 << 31) - 2, 0]).unwrap();
+    assert_eq!(
+        invalid("Shape", vec![big.clone()], &[]),
+        "Shape output type is 32-bit  but dim 0 is 2147483648"
+    );
+    let two31 = Tensor::zeros(DataType::DtFloat, [(1 << 31) - 1, 0]).unwrap();
+    assert_eq!(
+        invalid("Shape", vec![two31], &[]),
+        "Shape output type is 32-bit  but dim 0 is 2147483647"
+    );
+    let out = run("Shape", vec![big.clone()], &[out_type(DataType::DtInt64)]);
+    assert_eq!(vals::<i64>(&out), [1 << 31, 0]);
     assert_eq!(
         invalid("ShapeN", vec![ok.clone(), edge.clone()], &[]),
         "ShapeN output type is 32-bit but shape 1 dim 1 is 2147483647"

@@ -23,15 +23,23 @@ use registry_core::{OpRegistry, create_op_kernel};
 const NEW_OPS: &[&str] = &[
     "BroadcastTo",
     "Fill",
+    "GatherNd",
     "IdentityN",
+    "MatrixBandPart",
     "OnesLike",
     "PreventGradient",
     "Range",
     "Rank",
+    "ReverseV2",
+    "Shape",
     "ShapeN",
     "Size",
     "Snapshot",
+    "Split",
+    "SplitV",
     "StopGradient",
+    "TopKV2",
+    "Unpack",
     "ZerosLike",
 ];
 

@@ -35,9 +35,15 @@
 //! - [`shape_of`]: the values of `Shape`, `ShapeN`, `Size`, `Rank`.
 //! - [`fill`]: `Fill`'s checks and output shape.
 //! - [`broadcast_to`]: `BroadcastTo`'s checks and copy layout.
+//! - [`split`]: `Split`'s, `SplitV`'s and `Unpack`'s checks and parts.
+//! - [`reverse`]: `ReverseV2`'s axes.
+//! - [`gather_nd`]: `GatherNd`'s checks, geometry and index policy.
+//! - [`band_part`]: `MatrixBandPart`'s checks and band.
+//! - [`top_k`]: `TopKV2`'s checks and geometry.
 
 pub mod add_n;
 pub mod axes;
+pub mod band_part;
 pub mod batch_matmul;
 pub mod batch_norm;
 pub mod broadcast;
@@ -49,18 +55,22 @@ pub mod einsum;
 pub mod fill;
 pub mod format;
 pub mod gather;
+pub mod gather_nd;
 pub mod index;
 pub mod one_hot;
 pub mod pad;
 pub mod pool;
 pub mod range;
 pub mod reshape;
+pub mod reverse;
 pub mod select;
 pub mod shape_of;
 pub mod slice;
+pub mod split;
 pub mod strided;
 pub mod strided_slice;
 pub mod tile;
+pub mod top_k;
 pub mod transpose;
 pub mod unary;
 pub mod window;

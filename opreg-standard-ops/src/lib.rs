@@ -53,10 +53,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 104);
+/// assert_eq!(NAMES.len(), 112);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 104] = [
+pub const NAMES: [&str; 112] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -92,6 +92,7 @@ pub const NAMES: [&str; 104] = [
     "FloorDiv",
     "FloorMod",
     "FusedBatchNormV3",
+    "GatherNd",
     "GatherV2",
     "Greater",
     "GreaterEqual",
@@ -107,6 +108,7 @@ pub const NAMES: [&str; 104] = [
     "LogicalNot",
     "LogicalOr",
     "MatMul",
+    "MatrixBandPart",
     "Max",
     "MaxPool",
     "Maximum",
@@ -134,11 +136,13 @@ pub const NAMES: [&str; 104] = [
     "Reshape",
     "ResizeBilinear",
     "ResizeNearestNeighbor",
+    "ReverseV2",
     "Round",
     "Rsqrt",
     "Select",
     "SelectV2",
     "Selu",
+    "Shape",
     "ShapeN",
     "Sigmoid",
     "Sign",
@@ -149,6 +153,8 @@ pub const NAMES: [&str; 104] = [
     "Softmax",
     "Softplus",
     "Softsign",
+    "Split",
+    "SplitV",
     "Sqrt",
     "Square",
     "SquaredDifference",
@@ -159,6 +165,8 @@ pub const NAMES: [&str; 104] = [
     "Sum",
     "Tanh",
     "Tile",
+    "TopKV2",
     "Transpose",
+    "Unpack",
     "ZerosLike",
 ];

@@ -1,7 +1,6 @@
 //! The standard op set against TensorFlow 2.21: every op of the list in
-//! `graphs/README.md` and of [`ADDED`] is defined, nothing else is, and each
-//! OpDef equals TF
-//! 2.21's registry entry byte for byte once the Doc text (summary,
+//! `graphs/README.md` is defined, the registrations are the `NAMES` list,
+//! and each OpDef equals TF 2.21's registry entry byte for byte once the Doc text (summary,
 //! description, arg and attr descriptions; TF's registry carries none) is
 //! cleared.
 

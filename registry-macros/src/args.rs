@@ -1,11 +1,14 @@
 //! Parsing the arguments of `#[op(...)]`: `key = "spec"`, bare flags,
-//! `deprecated(...)`, `shape_fn = path`, `crate = path`.
+//! `deprecated(...)`, `shape_fn = path`, `type_ctor = unary(...)`,
+//! `crate = path`.
 //!
 //! Each comma-separated argument is parsed on its own, so one malformed
 //! argument is reported and the others are still used (and checked).
 
+use opreg_proto::FullTypeId;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::ToTokens;
+use registry_spec::TypeConstructor;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Ident, LitInt, LitStr, Path};
@@ -36,6 +39,7 @@ const ALL_KEYS: &[&str] = &[
     "distributed_communication",
     "deprecated",
     "shape_fn",
+    "type_ctor",
     "crate",
 ];
 
@@ -65,6 +69,9 @@ pub(crate) struct OpArgs {
     /// Every `shape_fn = path` (more than one is a spec error, reported by
     /// registry-spec as TF's "SetShapeFn called twice").
     pub(crate) shape_fns: Vec<(Ident, Path)>,
+    /// `type_ctor = unary(TFT_..., "attr")` and its key (errors about it
+    /// point there).
+    pub(crate) type_ctor: Option<(Ident, TypeConstructor)>,
     pub(crate) krate: Option<Path>,
 }
 
@@ -325,6 +332,68 @@ fn unknown_field_message(name: &str, fields: &[&str], usage: &str) -> String {
     }
 }
 
+/// Every `FullTypeId` name (`TFT_SHAPE_TENSOR`, ...), for suggestions.
+fn full_type_names() -> Vec<&'static str> {
+    (0..=20_000)
+        .filter_map(|i| FullTypeId::try_from(i).ok())
+        .map(|id| id.as_str_name())
+        .collect()
+}
+
+/// Parses `type_ctor = unary(TFT_SHAPE_TENSOR, "out_type")` (TF's
+/// `SetTypeConstructor(full_type::Unary(TFT_SHAPE_TENSOR, "out_type"))`).
+fn type_ctor_value(
+    key: &Ident,
+    value: TokenStream,
+    errors: &mut Errors,
+) -> Option<TypeConstructor> {
+    let usage = "`type_ctor = unary(TFT_SHAPE_TENSOR, \"out_type\")`";
+    if value.is_empty() {
+        errors.spanned(
+            key,
+            format!("expected a type constructor after `type_ctor =`: {usage}"),
+        );
+        return None;
+    }
+    let parser = |input: ParseStream<'_>| -> syn::Result<(Ident, Ident, LitStr)> {
+        let function: Ident = input.parse()?;
+        let content;
+        syn::parenthesized!(content in input);
+        let id: Ident = content.parse()?;
+        content.parse::<syn::Token![,]>()?;
+        let var: LitStr = content.parse()?;
+        let _ = content.parse::<Option<syn::Token![,]>>()?;
+        if !content.is_empty() {
+            return Err(content.error("expected `)` after the type variable"));
+        }
+        Ok((function, id, var))
+    };
+    let (function, id, var) = match parser.parse2(value.clone()) {
+        Ok(parts) => parts,
+        Err(e) => {
+            errors.spanned(value, format!("malformed type constructor ({e}): {usage}"));
+            return None;
+        }
+    };
+    if function != "unary" {
+        errors.spanned(
+            &function,
+            format!("unknown type constructor `{function}`; the one supported is TF's `full_type::Unary`: {usage}"),
+        );
+        return None;
+    }
+    let name = id.to_string();
+    let Some(type_id) = FullTypeId::from_str_name(&name) else {
+        let names = full_type_names();
+        let hint = suggest(&name, &names)
+            .map(|near| format!("; did you mean `{near}`?"))
+            .unwrap_or_default();
+        errors.spanned(&id, format!("unknown full type id `{name}`{hint}"));
+        return None;
+    };
+    Some(TypeConstructor::unary(type_id, var.value()))
+}
+
 /// Parses the arguments of `#[op(...)]`, recording every problem in `errors`
 /// and keeping every argument that is well-formed.
 pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> OpArgs {
@@ -402,6 +471,24 @@ pub(crate) fn parse_args(tokens: TokenStream, errors: &mut Errors) -> OpArgs {
             if let Some(dep) = deprecated(key, content, errors) {
                 args.deprecations.push(dep);
             }
+        } else if key_str == "type_ctor" {
+            let RawArg::Value(_, value) = raw else {
+                errors.spanned(
+                    &key,
+                    "`type_ctor` needs a value: `type_ctor = unary(TFT_SHAPE_TENSOR, \"out_type\")`",
+                );
+                continue;
+            };
+            if let Some(ctor) = type_ctor_value(&key, value, errors) {
+                if args.type_ctor.is_some() {
+                    errors.spanned(
+                        &key,
+                        "`type_ctor` given twice; an op has one type constructor",
+                    );
+                } else {
+                    args.type_ctor = Some((key, ctor));
+                }
+            }
         } else if key_str == "shape_fn" || key_str == "crate" {
             let RawArg::Value(_, value) = raw else {
                 let example = if key_str == "crate" {
@@ -459,17 +546,46 @@ mod tests {
         let mut errors = Errors::default();
         let tokens: TokenStream = r#"name = "X", input = "x: T", output = "y: T", attr = "T: type",
             control_output = "c", stateful, commutative,
-            deprecated(version = 3, explanation = "gone"), shape_fn = a::b, crate = crate,"#
+            deprecated(version = 3, explanation = "gone"), shape_fn = a::b, crate = crate,
+            type_ctor = unary(TFT_SHAPE_TENSOR, "T"),"#
             .parse()
             .unwrap();
         let args = parse_args(tokens, &mut errors);
         assert!(errors.is_empty());
+        assert_eq!(
+            args.type_ctor.map(|(_, c)| c),
+            Some(TypeConstructor::unary(FullTypeId::TftShapeTensor, "T"))
+        );
         assert_eq!(args.name.unwrap().value(), "X");
         assert_eq!(args.inputs.len(), 1);
         assert_eq!(args.flags.len(), 2);
         assert_eq!(args.deprecations[0].version, 3);
         assert_eq!(args.shape_fns.len(), 1);
         assert!(args.krate.is_some());
+    }
+
+    #[test]
+    fn type_ctor_errors() {
+        for (text, want) in [
+            (
+                r#"type_ctor = binary(TFT_TENSOR, "T")"#,
+                "unknown type constructor `binary`",
+            ),
+            (
+                r#"type_ctor = unary(TFT_SHAPE_TENSR, "T")"#,
+                "did you mean `TFT_SHAPE_TENSOR`?",
+            ),
+            (
+                r#"type_ctor = unary(TFT_TENSOR)"#,
+                "malformed type constructor",
+            ),
+            (r#"type_ctor"#, "`type_ctor` needs a value"),
+        ] {
+            let mut errors = Errors::default();
+            let _ = parse_args(text.parse().unwrap(), &mut errors);
+            let all = errors.into_compile_errors().to_string();
+            assert!(all.contains(want), "{text}: {all}");
+        }
     }
 
     #[test]

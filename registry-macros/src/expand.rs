@@ -195,6 +195,9 @@ fn op_spec(name: &str, args: &OpArgs, doc: Option<&DocText>) -> OpSpec {
     for _ in &args.shape_fns {
         spec = spec.with_shape_fn();
     }
+    if let Some((_, ctor)) = &args.type_ctor {
+        spec = spec.type_constructor(ctor.clone());
+    }
     if let Some(doc) = doc {
         spec = spec.doc(doc.text.clone());
     }
@@ -241,10 +244,15 @@ impl Locator<'_> {
                 )
             }
             SpecSite::Op => {
-                let span = match (&error.kind, self.args.shape_fns.get(1)) {
-                    (SpecErrorKind::ShapeFnTwice, Some((key, path))) => {
+                let span = match (
+                    &error.kind,
+                    self.args.shape_fns.get(1),
+                    &self.args.type_ctor,
+                ) {
+                    (SpecErrorKind::ShapeFnTwice, Some((key, path)), _) => {
                         key.span().join(path.span()).unwrap_or(key.span())
                     }
+                    (SpecErrorKind::TypeConstructor(_), _, Some((key, _))) => key.span(),
                     _ => self.ident.span(),
                 };
                 (span, String::new())

@@ -71,6 +71,10 @@ use proc_macro::TokenStream;
 /// - `shape_fn = path::to::function`: the shape function, a
 ///   `fn(&mut InferenceContext) -> Result<(), ShapeError>`
 ///   (`registry_core::shape::ShapeFn`).
+/// - `type_ctor = unary(TFT_SHAPE_TENSOR, "out_type")`: TF's
+///   `SetTypeConstructor(full_type::Unary(TFT_SHAPE_TENSOR, "out_type"))`,
+///   which gives output 0 that full type (`experimental_full_type`) of the
+///   type attr named; the type id is a `FullTypeId` name.
 /// - `crate = path`: where `registry_core` is, when it is not reachable as
 ///   `::registry_core` (a re-export, or `crate = crate` inside registry-core
 ///   itself). Like serde's `#[serde(crate = "...")]`.

@@ -147,6 +147,9 @@ pub enum SpecErrorKind {
     /// A rule of the builder is broken.
     #[error("{0}")]
     Invalid(String),
+    /// The type constructor cannot be applied to the op.
+    #[error("{0}")]
+    TypeConstructor(String),
     /// A rule of TensorFlow's `ValidateOpDef` is broken: TF's message, and
     /// the context TF appends to it (`; in OpDef: ...` or ` in Op 'X'`), which
     /// replaces the usual `from Attr("...")` context.

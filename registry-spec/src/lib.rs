@@ -30,6 +30,7 @@ pub mod render;
 mod scanner;
 mod spec;
 pub mod suggest;
+mod type_ctor;
 mod type_sets;
 mod validate;
 
@@ -37,7 +38,13 @@ pub use default_value::parse_op_def_text;
 pub use error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
 pub use render::op_spec;
 pub use spec::{Deprecation, OpFlags, OpSpec};
+pub use type_ctor::TypeConstructor;
 pub use type_sets::{NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES, alias_set};
 pub use validate::{
     ValidationContext, ValidationError, ValidationSubject, validate_attr_value, validate_op_def,
 };
+
+/// The protobuf crate the specs build (its `FullTypeId` names type
+/// constructors' types); not a separate API.
+#[doc(hidden)]
+pub use opreg_proto as __proto;

@@ -21,7 +21,8 @@
 //! What the spec language cannot say is not written, so these OpDefs render
 //! to a spec that fails to build or builds a different OpDef:
 //! - `experimental_full_type` or `handle_data` on an arg (TF's type
-//!   constructors: 150 ops of TF 2.21's registry);
+//!   constructors: 150 ops of TF 2.21's registry; [`OpSpec::type_ctor`]
+//!   builds `full_type::Unary`, but rendering does not write it back);
 //! - a `list(type)` attr without minimum used as an arg's type list (a
 //!   spec implies minimum 1);
 //! - a default `AttrValue` with no value set (`= []` sets an empty list);

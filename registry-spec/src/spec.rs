@@ -3,6 +3,7 @@
 use opreg_proto::{OpDef, OpDeprecation};
 
 use crate::error::{SpecError, SpecErrorKind, SpecErrors, SpecSite};
+use crate::type_ctor::TypeConstructor;
 use crate::validate::{ValidationError, ValidationSubject};
 
 /// The boolean flags of an op (TF's `SetIsCommutative()` and friends).
@@ -69,6 +70,9 @@ pub struct OpSpec {
     pub deprecations: Vec<Deprecation>,
     /// How many times a shape function was set (a second is an error).
     pub shape_fn_count: usize,
+    /// The type constructor (`SetTypeConstructor`; a later one replaces an
+    /// earlier one, as in TF).
+    pub type_ctor: Option<TypeConstructor>,
 }
 
 impl OpSpec {
@@ -135,6 +139,12 @@ impl OpSpec {
             version,
             explanation: explanation.into(),
         });
+        self
+    }
+    /// Sets the type constructor (TF's `SetTypeConstructor`), which gives
+    /// args their full type once the specs are parsed.
+    pub fn type_constructor(mut self, ctor: TypeConstructor) -> Self {
+        self.type_ctor = Some(ctor);
         self
     }
     /// Records that a shape function was set (the builder API counts calls).
@@ -231,6 +241,15 @@ impl OpSpec {
                 SpecSite::Op,
                 "",
                 crate::scanner::Failure::whole(SpecErrorKind::ShapeFnTwice),
+            ));
+        }
+        if let Some(ctor) = &self.type_ctor
+            && let Err(message) = ctor.apply(&mut op_def)
+        {
+            errors.push(self.error(
+                SpecSite::Op,
+                "",
+                crate::scanner::Failure::whole(SpecErrorKind::TypeConstructor(message)),
             ));
         }
         let flags = self.flags;

@@ -25,14 +25,6 @@ const NOT_YET: &[&str] = &[
     "SpaceToDepth",
     "MirrorPad",
     "PadV2",
-    "Shape",
-    "Split",
-    "SplitV",
-    "Unpack",
-    "ReverseV2",
-    "GatherNd",
-    "MatrixBandPart",
-    "TopKV2",
 ];
 
 /// Cases where opreg knowingly differs from TF 2.21 (each must still

@@ -20,6 +20,9 @@
 //! - `shape`: `Shape`, `ShapeN`, `Size`, `Rank` (host-memory outputs).
 //! - `fill`: `Fill`, `ZerosLike`, `OnesLike`; `range`: `Range`;
 //!   `broadcast_to`: `BroadcastTo`.
+//! - `split`: `Split`, `SplitV`, `Unpack`; `reverse`: `ReverseV2`;
+//!   `gather_nd`: `GatherNd`; `band_part`: `MatrixBandPart`;
+//!   `top_k`: `TopKV2` (an `nn_ops` op, kept with the array kernels).
 //!
 //! Shared machinery: `elements` (dtype dispatch), `strided` (the strided
 //! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
@@ -28,6 +31,7 @@
 //! the GPU kernels share are in [`opreg_op_logic`] (`index`, `reshape`,
 //! `transpose`, `concat`, `strided_slice`).
 
+mod band_part;
 mod broadcast_to;
 mod concat;
 mod constant;
@@ -35,15 +39,19 @@ pub(crate) mod elements;
 mod fill;
 mod forward;
 mod gather;
+mod gather_nd;
 mod index;
 mod one_hot;
 mod pad;
 mod parallel;
 mod range;
 mod reshape;
+mod reverse;
 mod shape;
 mod slice;
+mod split;
 pub(crate) mod strided;
 mod strided_slice;
 mod tile;
+mod top_k;
 mod transpose;

@@ -1,8 +1,8 @@
-//! `ShapeN`, `Size` and `Rank` (and `Shape`): small integer outputs in host
+//! `Shape`, `ShapeN`, `Size` and `Rank`: small integer outputs in host
 //! memory, computed from the inputs' shapes only (their values are never
 //! read). The int32 range checks are [`opreg_op_logic::shape_of`]'s.
 
-use opreg_standard_ops::{Rank, ShapeN, Size};
+use opreg_standard_ops::{Rank, Shape, ShapeN, Size};
 use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::DataType;
@@ -25,6 +25,15 @@ fn int_output(
         }
         _ => Tensor::from_slice(shape, values)?,
     })
+}
+
+/// `Shape`: the shape of the input.
+#[kernel(op = Shape, device = CPU, out_type = [int32, int64], host_memory = ["output"])]
+fn shape(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    let int32 = ctx.output_type(0)? == DataType::DtInt32;
+    let values = shape_values(ctx.input(0)?.shape(), int32, None)?;
+    let out = int_output(ctx, 0, &[values.len()], &values)?;
+    ctx.set_output(0, out)
 }
 
 /// `ShapeN`: output `i` is the shape of input `i`.

@@ -90,6 +90,26 @@ pub struct Fill;
 )]
 pub struct GatherV2;
 
+/// Gather slices from `params` into a Tensor with shape specified by `indices`.
+///
+/// `indices` is an integer tensor whose last dimension indexes into the
+/// first dimensions of `params`: each index vector `indices[..., :]` of
+/// length `K <= rank(params)` selects one element (`K == rank`) or one
+/// slice (`K < rank`) of `params`. The output has shape
+/// `indices.shape[:-1] + params.shape[K:]`. An index out of range is an
+/// error on the CPU, unless `bad_indices_policy` is `IGNORE`, which leaves
+/// zeros in the corresponding output.
+#[op(
+    input = "params: Tparams",
+    input = "indices: Tindices",
+    output = "output: Tparams",
+    attr = "Tparams: type",
+    attr = "Tindices: {int16, int32, int64}",
+    attr = "bad_indices_policy: string = ''",
+    shape_fn = crate::shape::gather_nd
+)]
+pub struct GatherNd;
+
 /// Return a tensor with the same shape and contents as the input tensor or value.
 ///
 /// The output is the input, unchanged.
@@ -108,6 +128,23 @@ pub struct Identity;
     shape_fn = crate::shape::identity_n
 )]
 pub struct IdentityN;
+
+/// Copy a tensor setting everything outside a central band in each innermost matrix to zero.
+///
+/// For each innermost matrix of `input`, element `(m, n)` is kept when
+/// `(num_lower < 0 || m - n <= num_lower) && (num_upper < 0 || n - m <=
+/// num_upper)` and set to zero otherwise: `num_lower` sub-diagonals and
+/// `num_upper` super-diagonals are kept (all of them when negative).
+#[op(
+    input = "input: T",
+    input = "num_lower: Tindex",
+    input = "num_upper: Tindex",
+    output = "band: T",
+    attr = "T: type",
+    attr = "Tindex: {int32, int64} = DT_INT64",
+    shape_fn = registry_core::shape::common::unchanged_shape
+)]
+pub struct MatrixBandPart;
 
 /// Returns a one-hot tensor.
 ///
@@ -220,6 +257,35 @@ pub struct Rank;
 )]
 pub struct Reshape;
 
+/// Reverses specific dimensions of a tensor.
+///
+/// Given a tensor and an int32/int64 tensor `axis` listing the dimensions
+/// to reverse (negative: from the end; each at most once), the output is
+/// the tensor with the elements along those dimensions in reverse order.
+#[op(
+    input = "tensor: T",
+    input = "axis: Tidx",
+    output = "output: T",
+    attr = "Tidx: {int32, int64} = DT_INT32",
+    attr = "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, double, complex64, complex128, string}",
+    shape_fn = crate::shape::reverse_v2
+)]
+pub struct ReverseV2;
+
+/// Returns the shape of a tensor.
+///
+/// The output is the 1-D shape of `input`, as `out_type` integers. Its
+/// full type (TF's type constructor) marks it a shape tensor.
+#[op(
+    input = "input: T",
+    output = "output: out_type",
+    attr = "T: type",
+    attr = "out_type: {int32, int64} = DT_INT32",
+    type_ctor = unary(TFT_SHAPE_TENSOR, "out_type"),
+    shape_fn = crate::shape::shape_n
+)]
+pub struct Shape;
+
 /// Returns shape of tensors.
 ///
 /// Output `i` is the 1-D shape of input `i`, as `out_type` integers.
@@ -274,6 +340,36 @@ pub struct Slice;
     shape_fn = registry_core::shape::common::unchanged_shape
 )]
 pub struct Snapshot;
+
+/// Splits a tensor into `num_split` tensors along one dimension.
+///
+/// The dimension `split_dim` (a scalar, negative: from the end) of `value`
+/// must be divisible by `num_split`; output `i` holds its `i`-th part.
+#[op(
+    input = "split_dim: int32",
+    input = "value: T",
+    output = "output: num_split * T",
+    attr = "num_split: int >= 1",
+    attr = "T: type",
+    shape_fn = crate::shape::split
+)]
+pub struct Split;
+
+/// Splits a tensor into `num_split` tensors along one dimension.
+///
+/// Output `i` holds `size_splits[i]` consecutive slices of `value` along
+/// `split_dim`; one size may be -1, which takes what the others leave.
+#[op(
+    input = "value: T",
+    input = "size_splits: Tlen",
+    input = "split_dim: int32",
+    output = "output: num_split * T",
+    attr = "num_split: int >= 1",
+    attr = "T: type",
+    attr = "Tlen: {int8, int32, int64} = DT_INT64",
+    shape_fn = crate::shape::split_v
+)]
+pub struct SplitV;
 
 /// Removes dimensions of size 1 from the shape of a tensor.
 ///
@@ -349,6 +445,21 @@ pub struct Tile;
     shape_fn = crate::shape::transpose
 )]
 pub struct Transpose;
+
+/// Unpacks a given dimension of a rank-`R` tensor into `num` rank-`(R-1)` tensors.
+///
+/// Dimension `axis` (negative: from the end) of `value` must have size
+/// `num`; output `i` is the slice `value[..., i, ...]` along it. The
+/// opposite of `Pack`.
+#[op(
+    input = "value: T",
+    output = "output: num * T",
+    attr = "num: int >= 0",
+    attr = "T: type",
+    attr = "axis: int = 0",
+    shape_fn = crate::shape::unpack
+)]
+pub struct Unpack;
 
 /// Returns a tensor of zeros with the same shape and type as x.
 ///

@@ -1,5 +1,5 @@
 //! Neural-network ops (TF's `nn_ops.cc`): [`BiasAdd`], [`Conv2D`],
-//! [`FusedBatchNormV3`], [`MaxPool`], [`Relu`], [`Softmax`].
+//! [`FusedBatchNormV3`], [`MaxPool`], [`Relu`], [`Softmax`], [`TopKV2`].
 
 use registry_core::op;
 
@@ -251,3 +251,22 @@ pub struct Softsign;
     shape_fn = crate::shape::avg_pool
 )]
 pub struct AvgPool;
+
+/// Finds values and indices of the `k` largest entries for the last dimension.
+///
+/// For each vector along the last dimension of `input` (of size at least
+/// `k`), `values` holds its `k` largest entries and `indices` their
+/// positions in it. With `sorted`, they come in descending order; equal
+/// entries are ordered by position (the lower index first).
+#[op(
+    input = "input: T",
+    input = "k: Tk",
+    output = "values: T",
+    output = "indices: index_type",
+    attr = "sorted: bool = true",
+    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
+    attr = "Tk: {int16, int32, int64} = DT_INT32",
+    attr = "index_type: {int16, int32, int64} = DT_INT32",
+    shape_fn = crate::shape::top_k_v2
+)]
+pub struct TopKV2;

@@ -581,3 +581,258 @@ pub fn resize(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     };
     c.set_output(0, Shape::new([input.dim(0)?, height, width, input.dim(3)?]))
 }
+
+/// TF's `MakeDimForScalarInputWithNegativeIndexing`: the dimension index
+/// held by the scalar input `index` for a shape of rank `rank`, made
+/// non-negative (`None` when the value is unknown, or negative with the rank
+/// unknown). A known value must be a scalar ("Input must be scalar but has
+/// rank 1") in `[-rank, rank)` when the rank is known.
+fn scalar_dim_index(
+    c: &InferenceContext<'_>,
+    index: usize,
+    rank: Option<usize>,
+) -> Result<Option<i64>, ShapeError> {
+    let Some(t) = c.input_tensor(index)? else {
+        return Ok(None);
+    };
+    if !t.dims().is_empty() {
+        return Err(c.input_error(
+            index,
+            ShapeError::invalid_argument(format!(
+                "Input must be scalar but has rank {}",
+                t.dims().len()
+            )),
+        ));
+    }
+    let Some(value) = c.input_scalar_int(index)? else {
+        return Ok(None);
+    };
+    let Some(rank) = rank.map(to_i64) else {
+        return Ok((value >= 0).then_some(value));
+    };
+    if value < -rank || value >= rank {
+        return Err(c.input_error(
+            index,
+            ShapeError::invalid_argument(format!(
+                "Dimension size, given by scalar input {value} must be in range [-{rank}, {rank})"
+            )),
+        ));
+    }
+    Ok(Some(if value < 0 { value + rank } else { value }))
+}
+
+/// `Split`: `value` with dimension `split_dim` (a scalar, negative: from
+/// the end) divided by `num_split`, which must divide it evenly; every
+/// output has that shape. With `split_dim` unknown, only the rank is known.
+pub fn split(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input(1)?.clone();
+    let n = c.num_outputs();
+    let out = match scalar_dim_index(c, 0, input.rank())? {
+        None => input
+            .rank()
+            .map_or_else(Shape::unknown, Shape::unknown_of_rank),
+        Some(axis) => {
+            let input = c.input_with_rank_at_least(1, usize::try_from(axis + 1).unwrap_or(0))?;
+            let size = input.dim(axis)?.divide(Dim::from(n), true).map_err(|e| {
+                c.error(ShapeError::invalid_argument(format!(
+                    "{e}\n\tNumber of ways to split should evenly divide the split dimension"
+                )))
+            })?;
+            input.replace_dim(axis, size)?
+        }
+    };
+    for i in 0..n {
+        c.set_output(i, out.clone())?;
+    }
+    Ok(())
+}
+
+/// `SplitV`: `value` with dimension `split_dim` replaced, for output `i`,
+/// by `size_splits[i]` (one -1 takes what the others leave). The sizes
+/// must add up to the dimension (at most to it with a -1), and none may
+/// end up negative. Without the sizes, the split dimension is unknown (or,
+/// with `split_dim` unknown too, every dimension).
+///
+/// As TF's shape function, a known `size_splits` with an unknown
+/// `split_dim` splits the last dimension (TF reads the unknown dimension
+/// index as -1). Unlike it, `size_splits` of int8 or of another shape than
+/// a vector are read (or refused) rather than aborting the process.
+pub fn split_v(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input(0)?.clone();
+    let n = c.num_outputs();
+    if input.rank() == Some(0) {
+        return Err(c.error(ShapeError::invalid_argument("Can't split scalars")));
+    }
+    let split_dim = scalar_dim_index(c, 2, input.rank())?;
+    let Some(rank) = input.rank() else {
+        for i in 0..n {
+            c.set_output(i, Shape::unknown())?;
+        }
+        return Ok(());
+    };
+    let sizes = c.input_ints(1)?;
+    let (Some(sizes), split_dim) = (sizes, split_dim) else {
+        let out = match split_dim {
+            Some(axis) => input.replace_dim(axis, Dim::UNKNOWN)?,
+            None => Shape::unknown_of_rank(rank),
+        };
+        for i in 0..n {
+            c.set_output(i, out.clone())?;
+        }
+        return Ok(());
+    };
+    if let Some(t) = c.input_tensor(1)?
+        && t.dims().len() != 1
+    {
+        return Err(c.input_error(
+            1,
+            ShapeError::Rank {
+                expected: 1,
+                found: t.dims().len(),
+            },
+        ));
+    }
+    // An unknown split dimension reads as -1, the last one (TF's Value()).
+    let axis = split_dim.unwrap_or(-1);
+    let input = c.input_with_rank_at_least(0, usize::try_from(axis + 1).unwrap_or(0))?;
+    if sizes.len() != n {
+        return Err(c.error(ShapeError::invalid_argument(
+            "Length of size_splits should be equal to num_outputs",
+        )));
+    }
+    let mut total: i64 = 0;
+    let mut has_minus_one = false;
+    for &size in &sizes {
+        if size == -1 {
+            if has_minus_one {
+                return Err(c.error(ShapeError::invalid_argument(
+                    "size_splits can only have one -1",
+                )));
+            }
+            has_minus_one = true;
+        } else {
+            total = total.saturating_add(size);
+        }
+    }
+    let dim_size = input.dim(axis)?.value();
+    for (i, &given) in sizes.iter().enumerate() {
+        let size = match (given, dim_size) {
+            (-1, Some(d)) => d.saturating_sub(total),
+            (-1, None) => {
+                c.set_output(i, input.replace_dim(axis, Dim::UNKNOWN)?)?;
+                continue;
+            }
+            (size, _) => size,
+        };
+        if size < 0 {
+            return Err(c.error(ShapeError::invalid_argument(format!(
+                "Split size at index {i} must be >= 0. Got: {size}"
+            ))));
+        }
+        c.set_output(i, input.replace_dim(axis, size)?)?;
+    }
+    if let Some(d) = dim_size
+        && (if has_minus_one { total > d } else { total != d })
+    {
+        let pieces: Vec<String> = sizes.iter().map(i64::to_string).collect();
+        return Err(c.error(ShapeError::invalid_argument(format!(
+            "can't split axis of size {d} into pieces of size [{}]",
+            pieces.join(",")
+        ))));
+    }
+    Ok(())
+}
+
+/// `Unpack`: `value` without dimension `axis` (in `[-R, R)`), which must be
+/// `num`; every output has that shape (unknown with the rank unknown).
+pub fn unpack(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input(0)?.clone();
+    let n = c.num_outputs();
+    let out = match input.dims() {
+        None => Shape::unknown(),
+        Some(dims) => {
+            let axis = c.attr::<i64>("axis")?;
+            let rank = to_i64(dims.len());
+            if axis < -rank || axis >= rank {
+                return Err(c.error(ShapeError::invalid_argument(format!(
+                    "Invalid axis: {axis}; must be in [{},{rank})",
+                    -rank
+                ))));
+            }
+            let axis = usize::try_from(if axis < 0 { axis + rank } else { axis }).unwrap_or(0);
+            let size = dims[axis];
+            if !size.is_compatible(Dim::from(n)) {
+                return Err(c.input_error(
+                    0,
+                    ShapeError::DimValue {
+                        expected: to_i64(n),
+                        found: size.to_i64(),
+                    },
+                ));
+            }
+            let mut out = dims.to_vec();
+            out.remove(axis);
+            Shape::new(out)
+        }
+    };
+    for i in 0..n {
+        c.set_output(i, out.clone())?;
+    }
+    Ok(())
+}
+
+/// `ReverseV2`: the shape of `tensor` (of rank at most 8); `axis` is a
+/// vector whose known entries must be distinct dimensions of it.
+pub fn reverse_v2(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input(0)?.clone();
+    c.input_with_rank(1, 1)?;
+    if input.rank().is_some_and(|r| r > 8) {
+        return Err(c.error(ShapeError::invalid_argument(
+            "reverse does not work on tensors with more than 8 dimensions",
+        )));
+    }
+    if let (Some(axes), Some(rank)) = (c.input_ints(1)?, input.rank()) {
+        let rank = to_i64(rank);
+        let mut seen = vec![false; usize::try_from(rank).unwrap_or(0)];
+        for (i, &axis) in axes.iter().enumerate() {
+            let canonical = if axis < 0 { rank + axis } else { axis };
+            let Some(slot) = usize::try_from(canonical)
+                .ok()
+                .and_then(|a| seen.get_mut(a))
+            else {
+                return Err(c.error(ShapeError::invalid_argument(format!(
+                    "'axis'[{i}] = {axis} is out of valid range [0, {}",
+                    rank - 1
+                ))));
+            };
+            if std::mem::replace(slot, true) {
+                return Err(c.error(ShapeError::invalid_argument(format!(
+                    "axis {canonical} specified more than once."
+                ))));
+            }
+        }
+    }
+    c.set_output(0, input)
+}
+
+/// `GatherNd`: `indices.shape[:-1] + params.shape[K:]` for index vectors of
+/// length `K = indices.shape[-1]`, which must not exceed the rank of
+/// `params` (unknown when `K` or that rank is).
+pub fn gather_nd(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let params = c.input(0)?.clone();
+    let indices = c.input_with_rank_at_least(1, 1)?;
+    let r_dim = indices.dim(-1)?;
+    let (Some(rank), Some(k)) = (params.rank(), r_dim.value()) else {
+        return c.set_output(0, Shape::unknown());
+    };
+    if k > to_i64(rank) {
+        return Err(c.error(ShapeError::invalid_argument(format!(
+            "indices.shape[-1] must be <= params.rank, but saw indices shape: {indices} and \
+             params shape: {params}"
+        ))));
+    }
+    let out = indices
+        .subshape(0, -1)?
+        .concatenate(&params.subshape_from(k)?);
+    c.set_output(0, out)
+}

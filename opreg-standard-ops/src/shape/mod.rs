@@ -7,6 +7,8 @@
 //! |---|---|
 //! | Abs, Cast, Ceil, ClipByValue, Cos, Cumsum, Elu, Erf, Erfc, Exp, Expm1, Floor, Identity, LeakyRelu, Log, Log1p, LogicalNot, Neg, OnesLike, PreventGradient, Reciprocal, Relu, Relu6, Round, Rsqrt, Selu, Sigmoid, Sign, Sin, Snapshot, Softplus, Softsign, Sqrt, Square, StopGradient, Tanh, ZerosLike | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
 //! | AddV2, Equal, FloorDiv, FloorMod, Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalOr, NotEqual, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
+//! | Abs, Cast, Exp, Floor, Identity, Log, MatrixBandPart, Neg, OnesLike, PreventGradient, Relu, Rsqrt, Sigmoid, Snapshot, Sqrt, Square, StopGradient, Tanh, ZerosLike | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
+//! | AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv, SquaredDifference, Sub | [`common::broadcast_binary_op`](registry_core::shape::common::broadcast_binary_op) |
 //! | AddN | [`common::merge_inputs`](registry_core::shape::common::merge_inputs) |
 //! | Softmax, LogSoftmax | [`common::unchanged_shape_with_rank_at_least_1`](registry_core::shape::common::unchanged_shape_with_rank_at_least_1) |
 //! | Rank, Size | [`common::scalar_shape`](registry_core::shape::common::scalar_shape) |
@@ -35,9 +37,10 @@ pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
 
 pub use array::{
-    broadcast_to, const_op, expand_dims, fill, gather_v2, identity_n, one_hot, pack, pad,
-    placeholder, reshape, resize, shape_n, slice, squeeze, tile, transpose,
+    broadcast_to, const_op, expand_dims, fill, gather_nd, gather_v2, identity_n, one_hot, pack,
+    pad, placeholder, reshape, resize, reverse_v2, shape_n, slice, split, split_v, squeeze, tile,
+    transpose, unpack,
 };
 pub use math::{arg_max, range, select, select_v2};
-pub use nn::fused_batch_norm_v3;
+pub use nn::{fused_batch_norm_v3, top_k_v2};
 pub use strided_slice::strided_slice;

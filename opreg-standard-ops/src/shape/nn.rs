@@ -1,7 +1,8 @@
-//! Shape function of `FusedBatchNormV3` (TF's `FusedBatchNormV3Shape`).
+//! Shape functions of `FusedBatchNormV3` (TF's `FusedBatchNormV3Shape`)
+//! and `TopKV2` (TF's `TopKShapeFn`).
 
 use opreg_op_logic::batch_norm::Layout;
-use registry_core::shape::{InferenceContext, Shape, ShapeError};
+use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 
 /// `FusedBatchNormV3`: `x` is 4-D (`NHWC`, `NCHW`) or 5-D (`NDHWC`,
 /// `NCDHW`); `scale` and `offset` (and `mean` and `variance`, unless
@@ -39,4 +40,45 @@ pub fn fused_batch_norm_v3(c: &mut InferenceContext<'_>) -> Result<(), ShapeErro
         c.set_output(i, Shape::vector(channels))?;
     }
     c.set_output(5, Shape::unknown())
+}
+
+/// `TopKV2` (TF's `TopKShapeFn`): `values` and `indices` have the shape of
+/// `input` (rank at least 1) with the last dimension replaced by `k` (the
+/// scalar input 1, non-negative), which must not exceed it.
+pub fn top_k_v2(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input_with_rank_at_least(0, 1)?;
+    // TF's MakeDimForScalarInput, with its messages.
+    let k = match c.input_tensor(1)? {
+        None => Dim::UNKNOWN,
+        Some(t) if !t.dims().is_empty() => {
+            return Err(c.input_error(
+                1,
+                ShapeError::invalid_argument(format!(
+                    "Input must be scalar but has rank {}",
+                    t.dims().len()
+                )),
+            ));
+        }
+        Some(_) => match c.input_scalar_int(1)? {
+            Some(v) if v < 0 => {
+                return Err(c.input_error(
+                    1,
+                    ShapeError::invalid_argument(format!(
+                        "Dimension size, given by scalar input 1, must be non-negative but is {v}"
+                    )),
+                ));
+            }
+            v => Dim::from(v),
+        },
+    };
+    if let (Some(last), Some(k)) = (input.dim(-1)?.value(), k.value())
+        && last < k
+    {
+        return Err(c.error(ShapeError::invalid_argument(format!(
+            "input must have last dimension >= k = {k} but is {last}"
+        ))));
+    }
+    let out = input.subshape(0, -1)?.concatenate(&Shape::vector(k));
+    c.set_output(0, out.clone())?;
+    c.set_output(1, out)
 }
