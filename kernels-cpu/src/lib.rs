@@ -10,6 +10,7 @@
 //! [`KernelRegistry`](registry_core::KernelRegistry); name this crate once in
 //! the binary (e.g. `kernels_cpu::link()`) so the linker keeps it.
 
+pub mod cast_rules;
 pub mod elementwise;
 pub mod numeric;
 

@@ -171,7 +171,13 @@ mod tests {
             runs(&[2, 3, 4, 5], &[0, 2]),
             [(2, true), (3, false), (4, true), (5, false)]
         );
-        assert_eq!(runs(&[4, 6], &[0, 1, 1]), [(24, true)]);
+        assert_eq!(runs(&[4, 6], &[0, 1]), [(24, true)]);
+        // An axis named twice (here as 1 and -1) is TF's error.
+        let e = Reduction::new(&[4, 6], &[0, 1, -1], false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid reduction arguments: Axes contains duplicate dimension: 1"
+        );
         assert_eq!(runs(&[3, 0], &[1]), [(3, false), (0, true)]);
         assert!(runs(&[1, 1], &[0, 1]).is_empty());
         assert!(runs(&[], &[]).is_empty());

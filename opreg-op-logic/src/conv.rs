@@ -15,8 +15,10 @@
 use registry_core::attr::NodeAttrs;
 use registry_core::kernel::KernelError;
 
+use super::volume::VolumeGeometry;
 use super::window::{
-    DataFormat, Padding, Window, check_int, check_valid_padding, explicit_padding, windowed_output,
+    Axis, DataFormat, Padding, Window, check_int, check_valid_padding, explicit_padding,
+    windowed_output,
 };
 
 /// `Conv2D`'s validated attrs.
@@ -237,6 +239,34 @@ impl ConvGeometry {
     /// The output shape in `format`.
     pub fn out_shape(&self, format: DataFormat) -> [usize; 4] {
         format.shape(self.batch, self.rows.out, self.cols.out, self.out_depth)
+    }
+
+    /// This convolution as a 3-D one over (planes, rows, columns), the
+    /// planes a unit axis: one loop nest serves both.
+    pub fn volume(&self) -> VolumeGeometry {
+        VolumeGeometry {
+            batch: self.batch,
+            in_depth: self.in_depth,
+            patch_depth: self.patch_depth,
+            out_depth: self.out_depth,
+            axes: [
+                Axis::UNIT,
+                Axis {
+                    input: self.in_rows,
+                    window: self.filter_rows,
+                    stride: self.stride_rows,
+                    dilation: self.dilation_rows,
+                    out: self.rows,
+                },
+                Axis {
+                    input: self.in_cols,
+                    window: self.filter_cols,
+                    stride: self.stride_cols,
+                    dilation: self.dilation_cols,
+                    out: self.cols,
+                },
+            ],
+        }
     }
 }
 

@@ -219,14 +219,9 @@ impl EinsumPlan {
             output.push(Label::Named(c));
         }
         let mut out_dims = Vec::with_capacity(output.len());
-        for (i, label) in output.iter().enumerate() {
-            if let Label::Named(c) = label {
-                registry_core::kernel_ensure!(
-                    !output[..i].contains(label),
-                    "Output subscripts of equation '{}' contain label '{c}' more than once",
-                    eq.text
-                );
-            }
+        // A label may repeat in the output (`ij->ii`): TF places the
+        // values on that diagonal and zeros elsewhere.
+        for label in &output {
             let size = sizes.get(label).ok_or_else(|| {
                 KernelError::invalid_argument(format!(
                     "Einsum output subscripts for equation '{}' has label '{}' which is not present in the input subscripts",

@@ -19,6 +19,7 @@
 //! - [`window`]: data formats, padding and window sizes (Conv2D, MaxPool).
 //! - [`conv`]: `Conv2D`'s attrs and geometry.
 //! - [`pool`]: `MaxPool`'s attrs and geometry.
+//! - [`volume`]: `Conv3D`'s and the 3-D poolings' attrs and geometry.
 //! - [`axes`]: reduction axes (Sum, Mean, Max, ArgMax).
 //! - [`strided`]: the strided gather behind the layout ops, proved in bounds.
 //! - [`gather`]: `GatherV2`'s checks and geometry.
@@ -73,4 +74,5 @@ pub mod tile;
 pub mod top_k;
 pub mod transpose;
 pub mod unary;
+pub mod volume;
 pub mod window;

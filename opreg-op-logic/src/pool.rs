@@ -15,8 +15,9 @@
 use registry_core::attr::NodeAttrs;
 use registry_core::kernel::KernelError;
 
+use super::volume::VolumeGeometry;
 use super::window::{
-    DataFormat, Padding, Window, check_valid_padding, explicit_padding, windowed_output,
+    Axis, DataFormat, Padding, Window, check_valid_padding, explicit_padding, windowed_output,
 };
 
 /// `MaxPool`'s validated attrs.
@@ -64,6 +65,29 @@ impl PoolGeometry {
     /// The output shape in `format`.
     pub fn out_shape(&self, format: DataFormat) -> [usize; 4] {
         format.shape(self.batch, self.rows.out, self.cols.out, self.depth)
+    }
+
+    /// This pooling as a 3-D one over (planes, rows, columns), the planes
+    /// a unit axis: one loop nest serves both.
+    pub fn volume(&self) -> VolumeGeometry {
+        let axis = |input, window, stride, out| Axis {
+            input,
+            window,
+            stride,
+            dilation: 1,
+            out,
+        };
+        VolumeGeometry {
+            batch: self.batch,
+            in_depth: self.depth,
+            patch_depth: self.depth,
+            out_depth: self.depth,
+            axes: [
+                Axis::UNIT,
+                axis(self.in_rows, self.window_rows, self.stride_rows, self.rows),
+                axis(self.in_cols, self.window_cols, self.stride_cols, self.cols),
+            ],
+        }
     }
 }
 

@@ -156,6 +156,95 @@ pub struct Window {
     pub pad_after: i64,
 }
 
+/// One spatial dimension of a windowed op, checked: the input size, the
+/// window (filter) size with its stride and dilation, and the output size
+/// with the padding either side. 2-D ops are 3-D ones whose first axis is
+/// [`Axis::UNIT`], so one loop nest serves both.
+///
+/// ```
+/// use opreg_op_logic::window::{Axis, Padding};
+/// let a = Axis::new(5, 3, 1, 2, Padding::Same, (0, 0)).unwrap();
+/// assert_eq!(a.out.out, 3);
+/// assert_eq!(a.tap(0, 0), None); // the padding before the input
+/// assert_eq!(a.tap(0, 1), Some(0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Axis {
+    /// The input size.
+    pub input: usize,
+    /// The window (filter) size.
+    pub window: usize,
+    /// The stride.
+    pub stride: i64,
+    /// The dilation (1 for pooling).
+    pub dilation: i64,
+    /// The output size and the padding.
+    pub out: Window,
+}
+
+impl Axis {
+    /// An axis of size 1 with a window of 1 and no padding.
+    pub const UNIT: Self = Self {
+        input: 1,
+        window: 1,
+        stride: 1,
+        dilation: 1,
+        out: Window {
+            out: 1,
+            pad_before: 0,
+            pad_after: 0,
+        },
+    };
+
+    /// Checks one dimension and computes its output with
+    /// [`windowed_output`] (TF's `GetWindowedOutputSizeVerbose(V2)`).
+    pub fn new(
+        input: usize,
+        window: usize,
+        dilation: i64,
+        stride: i64,
+        padding: Padding,
+        explicit: (i64, i64),
+    ) -> Result<Self, KernelError> {
+        Ok(Self {
+            input,
+            window,
+            stride,
+            dilation,
+            out: windowed_output(input, window, dilation, stride, padding, explicit)?,
+        })
+    }
+
+    /// The input position tap `f` of output `o`'s window reads, or `None`
+    /// in the padding (see [`tap`]).
+    pub fn tap(&self, o: usize, f: usize) -> Option<usize> {
+        tap(
+            o,
+            f,
+            self.stride,
+            self.dilation,
+            self.out.pad_before,
+            self.input,
+        )
+    }
+
+    /// The input positions `[start, end)` output `o`'s undilated window
+    /// covers, clipped to the input (empty when it lies in the padding).
+    pub fn window_range(&self, o: usize) -> (usize, usize) {
+        let first = i64::try_from(o)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(self.stride)
+            .saturating_sub(self.out.pad_before);
+        let last = first.saturating_add(i64::try_from(self.window).unwrap_or(i64::MAX));
+        let clip = |v: i64| {
+            usize::try_from(v.max(0))
+                .unwrap_or(usize::MAX)
+                .min(self.input)
+        };
+        (clip(first), clip(last))
+    }
+}
+
 /// The checks TF's `GetWindowedOutputSizeVerbose(V2)` starts with (also
 /// made by the shape functions, on sizes that may be unknown): a positive
 /// stride, a dilation of at least 1.

@@ -225,20 +225,41 @@ impl Session {
             .map(|&e| (slots.slot(e), self.graph.dtype(e)))
             .collect();
         let mut steps = Vec::with_capacity(order.len());
+        // Outputs of elided forwarding nodes: the endpoint holding their value.
+        let mut aliases: FxHashMap<Endpoint, Endpoint> = FxHashMap::default();
+        // Whether each planned node's value lives in host memory.
+        let mut on_host = vec![true; self.graph.nodes().len()];
         for &i in &order {
             let node = &self.graph.nodes()[i];
+            // Every node gets its kernel, elided or not: a node no kernel
+            // accepts fails the plan either way.
+            let kernel = self.kernel_for(i)?;
+            on_host[i] = kernel.info().on_cpu();
+            let resolve = |e: &Endpoint| aliases.get(e).copied().unwrap_or(*e);
+            if is_forwarding(&node.def.op, &kernel)
+                && node.inputs.iter().all(|e| on_host[resolve(e).node])
+            {
+                let targets: SmallVec<[Endpoint; 4]> = node.inputs.iter().map(resolve).collect();
+                for (port, target) in targets.into_iter().enumerate() {
+                    let out = Endpoint { node: i, port };
+                    if !feed_endpoints.contains(&out) {
+                        aliases.insert(out, target);
+                    }
+                }
+                continue;
+            }
             let inputs: SmallVec<[usize; 4]> = node
                 .inputs
                 .iter()
-                .map(|&e| {
-                    let slot = slots.slot(e);
+                .map(|e| {
+                    let slot = slots.slot(resolve(e));
                     slots.consumers[slot] += 1;
                     slot
                 })
                 .collect();
             steps.push(Step {
                 node: i,
-                kernel: self.kernel_for(i)?,
+                kernel,
                 inputs,
                 outputs: SmallVec::new(),
                 input_devices: SmallVec::new(),
@@ -253,7 +274,7 @@ impl Session {
         let fetches: Vec<usize> = fetch_endpoints
             .iter()
             .map(|&e| {
-                let slot = slots.slot(e);
+                let slot = slots.slot(aliases.get(&e).copied().unwrap_or(e));
                 slots.consumers[slot] += 1;
                 slot
             })
@@ -368,6 +389,27 @@ impl Session {
     }
 }
 
+/// Ops whose kernels pass their inputs through unchanged (TF's identity
+/// family). A plan runs none of them on the host: their outputs are
+/// aliases of their inputs, so chains of them cost nothing at run time
+/// (tensors are immutable while shared, so `Snapshot`'s copy is not
+/// needed either).
+const FORWARDING_OPS: &[&str] = &[
+    "Identity",
+    "IdentityN",
+    "StopGradient",
+    "PreventGradient",
+    "Snapshot",
+];
+
+/// Whether a plan may elide this node: a forwarding op whose kernel runs
+/// on the host (one on a device moves its inputs there, which the plan
+/// keeps) and passes input `i` to output `i`.
+fn is_forwarding(op: &str, kernel: &KernelInstance) -> bool {
+    let info = kernel.info();
+    FORWARDING_OPS.contains(&op) && info.on_cpu() && info.input_types() == info.output_types()
+}
+
 /// A planned feeds/fetches signature of a [`Session`]: run it with feed
 /// values in the order the feeds were named.
 pub struct PreparedRun<'s> {
@@ -376,6 +418,21 @@ pub struct PreparedRun<'s> {
 }
 
 impl PreparedRun<'_> {
+    /// The nodes whose kernels a run executes, in order: the ancestors of
+    /// the fetches not cut off by a feed, less the forwarding nodes
+    /// (`Identity`, `IdentityN`, `StopGradient`, `PreventGradient`,
+    /// `Snapshot` on the host), whose outputs are their inputs.
+    /// (`tests/tests/executor.rs` of `opreg-tests` shows a chain of them
+    /// elided.)
+    pub fn executed_nodes(&self) -> Vec<&str> {
+        let nodes = self.session.graph.nodes();
+        self.plan
+            .steps
+            .iter()
+            .map(|step| nodes[step.node].def.name.as_str())
+            .collect()
+    }
+
     /// Runs the plan. Each intermediate tensor is dropped after its last
     /// consumer, and moved (not shared) into that consumer, so kernels can
     /// reuse its buffer.

@@ -53,10 +53,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 112);
+/// assert_eq!(NAMES.len(), 115);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 112] = [
+pub const NAMES: [&str; 115] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -65,6 +65,7 @@ pub const NAMES: [&str; 112] = [
     "ArgMax",
     "ArgMin",
     "AvgPool",
+    "AvgPool3D",
     "BatchMatMulV2",
     "BatchMatMulV3",
     "BiasAdd",
@@ -76,6 +77,7 @@ pub const NAMES: [&str; 112] = [
     "Const",
     "Conv2D",
     "Conv2DBackpropInput",
+    "Conv3D",
     "Cos",
     "Cumsum",
     "DepthwiseConv2dNative",
@@ -111,6 +113,7 @@ pub const NAMES: [&str; 112] = [
     "MatrixBandPart",
     "Max",
     "MaxPool",
+    "MaxPool3D",
     "Maximum",
     "Mean",
     "Min",

@@ -297,3 +297,51 @@ fn static_shape_errors_are_found_before_running() {
     assert!(matches!(err, GraphError::Shape(_)), "{msg}");
     assert!(msg.contains("mm") && msg.contains("MatMul"), "{msg}");
 }
+
+/// Identity-family chains run no kernel: their outputs are their inputs
+/// (the fetched tensor shares the fed buffer), and a fed identity output is
+/// the fed value.
+#[test]
+fn forwarding_chains_cost_nothing() {
+    kernels_cpu::link();
+    let ident = |name: &str, op: &str, input: &str| {
+        format!(
+            r#"node {{ name: "{name}" op: "{op}" input: "{input}" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}"#
+        )
+    };
+    let text = format!(
+        r#"{PLACEHOLDER_X}
+           {}
+           {}
+           node {{ name: "n" op: "IdentityN" input: "s" input: "x" attr {{ key: "T" value {{ list {{ type: DT_FLOAT type: DT_FLOAT }} }} }} }}
+           {}
+           {}
+           {}"#,
+        ident("i", "Identity", "x"),
+        ident("s", "StopGradient", "i"),
+        ident("p", "PreventGradient", "n:1"),
+        ident("snap", "Snapshot", "p"),
+        abs("y", "n"),
+    );
+    let session = Session::new(graph(&text).unwrap());
+    // Large enough to live in a shared heap buffer (small ones are inline).
+    let values: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
+    let x = Tensor::from_vec([1024], values.clone()).unwrap();
+    let run = session.prepare(&["x"], &["snap", "y", "n:1"]).unwrap();
+    assert_eq!(run.executed_nodes(), ["y"]);
+    let out = run.run([x.clone()]).unwrap();
+    assert!(
+        out[0].shares_buffer_with(&x),
+        "Snapshot(PreventGradient(x)) is x"
+    );
+    assert!(out[2].shares_buffer_with(&x));
+    let abs: Vec<f32> = values.iter().map(|v| v.abs()).collect();
+    assert_eq!(out[1].as_slice::<f32>().unwrap(), abs);
+    // A fed forwarding output is the fed value, not the alias.
+    let fed = Tensor::from_vec([1024], vec![5.0f32; 1024]).unwrap();
+    let out = session
+        .run(&[("x", x.clone()), ("i", fed)], &["snap", "y"])
+        .unwrap();
+    assert!(out[0].shares_buffer_with(&x));
+    assert_eq!(out[1].as_slice::<f32>().unwrap(), [5.0; 1024]);
+}

@@ -16,9 +16,6 @@ use registry_core::device::DEVICE_CPU;
 /// Ops of the data that have no CPU kernel in this build yet (checked:
 /// each must really have none, so the list cannot go stale).
 const NOT_YET: &[&str] = &[
-    "Conv3D",
-    "MaxPool3D",
-    "AvgPool3D",
     "SpaceToBatchND",
     "BatchToSpaceND",
     "DepthToSpace",
@@ -55,10 +52,6 @@ const KNOWN: &[(&str, &str)] = &[
         "TF accumulates bfloat16 products in bfloat16; opreg in f32",
     ),
     (
-        "Einsum/float32/accepted/repeated output label/ij->ii",
-        "not yet: a repeated output label",
-    ),
-    (
         "DepthwiseConv2dNative/float16/NHWC/SAME",
         "TF accumulates in half; opreg in f32",
     ),
@@ -74,16 +67,31 @@ const KNOWN: &[(&str, &str)] = &[
         "Conv2DBackpropInput/bfloat16/NHWC/SAME",
         "TF accumulates in bfloat16; opreg in f32",
     ),
+    (
+        "Conv3D/float16/NDHWC/SAME",
+        "TF accumulates in half; opreg in f32",
+    ),
+    (
+        "Conv3D/bfloat16/NDHWC/SAME",
+        "TF accumulates in bfloat16; opreg in f32",
+    ),
+    (
+        "BatchMatMulV3/uint8xbfloat16->bfloat16/[2,3,4]x[2,4,5]",
+        "TF's mixed-type kernel accumulates in bfloat16; opreg in f32",
+    ),
+    (
+        "BatchMatMulV3/int8xbfloat16->bfloat16/[2,3,4]x[2,4,5]",
+        "TF's mixed-type kernel accumulates in bfloat16; opreg in f32",
+    ),
+    (
+        "BatchMatMulV3/bfloat16xuint8->bfloat16/[2,3,4]x[2,4,5]",
+        "TF's mixed-type kernel accumulates in bfloat16; opreg in f32",
+    ),
+    (
+        "BatchMatMulV3/bfloat16xint8->bfloat16/[2,3,4]x[2,4,5]",
+        "TF's mixed-type kernel accumulates in bfloat16; opreg in f32",
+    ),
 ];
-
-/// BatchMatMulV3 with inputs of different types (TF's 8-bit and bfloat16
-/// mixes): not registered yet.
-fn mixed_batch_matmul_v3(name: &str) -> Option<&'static str> {
-    let types = name.strip_prefix("BatchMatMulV3/")?.split('/').next()?;
-    let (inputs, out) = types.split_once("->")?;
-    let (a, b) = inputs.split_once('x')?;
-    (a != b || a != out).then_some("mixed-type BatchMatMulV3 kernels are not registered yet")
-}
 
 fn link() {
     kernels_cpu::link();
@@ -158,10 +166,6 @@ fn single_ops_answer_as_tensorflow() {
                 missing_listed.push(case.op.clone());
             }
             let mut found = check(case);
-            if let Some(why) = mixed_batch_matmul_v3(&case.name) {
-                found.clear();
-                println!("not yet: {}: {why}", case.name);
-            }
             if let Some((_, why)) = KNOWN.iter().find(|(name, _)| *name == case.name) {
                 assert!(
                     !found.is_empty(),

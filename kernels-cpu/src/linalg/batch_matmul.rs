@@ -16,6 +16,7 @@ use registry_core::kernel::{
 use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
 
 use super::gemm::{GemmElement, MatMut, MatRef};
+use crate::cast_rules::{CastDst, CastSrc};
 
 /// Below this many multiply-adds per product, products run in parallel
 /// over the batch (each on one thread) rather than one after the other.
@@ -165,9 +166,8 @@ impl<T: BatchElement> OpKernel for BatchMatMulKernel<T> {
     }
 }
 
-/// `BatchMatMulV3` on the CPU where `Ta`, `Tb` and `Tout` are one type (the
-/// mixed 8-bit integer and `bfloat16` combinations of TF's CPU kernel are
-/// not registered).
+/// `BatchMatMulV3` on the CPU where `Ta`, `Tb` and `Tout` are one type
+/// (the mixed combinations are [`BatchMatMulV3MixedKernel`]).
 #[kernel(op = BatchMatMulV3, device = CPU, Ta = [bfloat16], Tb = [bfloat16], Tout = [bfloat16])]
 #[kernel(op = BatchMatMulV3, device = CPU, Ta = [float], Tb = [float], Tout = [float])]
 #[kernel(op = BatchMatMulV3, device = CPU, Ta = [double], Tb = [double], Tout = [double])]
@@ -197,4 +197,56 @@ impl<Tout: BatchElement> OpKernel for BatchMatMulV3Kernel<Tout> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         compute::<Tout>(ctx, self.adj_x, self.adj_y)
     }
+}
+
+/// `BatchMatMulV3` on the CPU for TF's mixed-type kernels: 8-bit integers
+/// times 8-bit integers into `int32`, and 8-bit integers with `bfloat16`
+/// into `bfloat16`. As TF's kernel, each input is converted to `Tout` (with
+/// `Cast`'s rules) and multiplied in `Tout`.
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [uint8, int8], Tb = [uint8, int8], Tout = [int32])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [uint8, int8], Tb = [bfloat16], Tout = [bfloat16])]
+#[kernel(op = BatchMatMulV3, device = CPU, Ta = [bfloat16], Tb = [uint8, int8], Tout = [bfloat16])]
+#[derive(Debug)]
+pub struct BatchMatMulV3MixedKernel<Ta, Tb, Tout> {
+    adj_x: bool,
+    adj_y: bool,
+    _t: PhantomData<fn() -> (Ta, Tb, Tout)>,
+}
+
+impl<Ta: CastSrc, Tb: CastSrc, Tout: BatchElement + CastDst> BuildKernel
+    for BatchMatMulV3MixedKernel<Ta, Tb, Tout>
+{
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            adj_x: ctx.attr("adj_x")?,
+            adj_y: ctx.attr("adj_y")?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<Ta: CastSrc, Tb: CastSrc, Tout: BatchElement + CastDst> OpKernel
+    for BatchMatMulV3MixedKernel<Ta, Tb, Tout>
+{
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let x: Tensor = ctx.input(0)?.clone();
+        let y: Tensor = ctx.input(1)?.clone();
+        let g = BatchMatMulGeometry::new(x.shape(), y.shape(), self.adj_x, self.adj_y)?;
+        let xs: Vec<Tout> = converted(x.as_slice::<Ta>()?);
+        let ys: Vec<Tout> = converted(y.as_slice::<Tb>()?);
+        let out = ctx.allocate_output(0, g.out_shape.clone())?;
+        batch_matmul(
+            &g,
+            &xs,
+            &ys,
+            self.adj_x,
+            self.adj_y,
+            out.as_mut_slice::<Tout>()?,
+        )
+    }
+}
+
+/// `values` converted to `D` with `Cast`'s rules.
+fn converted<S: CastSrc, D: CastDst>(values: &[S]) -> Vec<D> {
+    values.iter().map(|&v| v.cast_to::<D>()).collect()
 }

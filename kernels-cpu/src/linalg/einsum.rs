@@ -104,9 +104,62 @@ fn relayout<T: EinsumElement>(
     })
 }
 
-/// The einsum of `inputs` by `plan`, as a dense output.
+/// The einsum of `inputs` by `plan`, as a dense output: computed with each
+/// output label once, then placed on the output's diagonals where a label
+/// repeats (TF's `StridedInflate`; zeros elsewhere).
 fn einsum<T: EinsumElement>(plan: &EinsumPlan, inputs: &[&Tensor]) -> Result<Vec<T>, KernelError> {
-    let out_labels = &plan.output;
+    let unique_out = unique(&plan.output);
+    let result = contract(plan, inputs, &unique_out)?;
+    if unique_out.len() == plan.output.len() {
+        return Ok(result);
+    }
+    Ok(inflate(plan, &unique_out, &result))
+}
+
+/// Writes `result` (labels `labels`, each once) into a zero output whose
+/// axes are `plan.output` (labels repeating): element `(.., l = v, ..)`
+/// goes where every axis labelled `l` is `v`.
+fn inflate<T: EinsumElement>(plan: &EinsumPlan, labels: &[Label], result: &[T]) -> Vec<T> {
+    let out_dims = plan.out_shape.dims();
+    let out_strides = strides(out_dims);
+    let steps: Vec<usize> = labels
+        .iter()
+        .map(|&l| {
+            plan.output
+                .iter()
+                .zip(&out_strides)
+                .filter(|(m, _)| **m == l)
+                .map(|(_, &s)| s as usize)
+                .sum()
+        })
+        .collect();
+    let sizes: Vec<usize> = labels.iter().map(|&l| plan.size(l)).collect();
+    let mut out = vec![T::ZERO; plan.out_shape.num_elements()];
+    let mut index = vec![0usize; labels.len()];
+    for &v in result {
+        let at: usize = index.iter().zip(&steps).map(|(i, s)| i * s).sum();
+        if let Some(slot) = out.get_mut(at) {
+            *slot = v;
+        }
+        // The next index, last label fastest (row-major).
+        for d in (0..index.len()).rev() {
+            index[d] += 1;
+            if index[d] < sizes[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    out
+}
+
+/// The einsum of `inputs` by `plan` with output labels `out_labels` (each
+/// once), as a dense output.
+fn contract<T: EinsumElement>(
+    plan: &EinsumPlan,
+    inputs: &[&Tensor],
+    out_labels: &[Label],
+) -> Result<Vec<T>, KernelError> {
     // Each operand: its own diagonal, and the labels only it has summed out.
     let mut operands = Vec::with_capacity(inputs.len());
     for (i, (t, labels)) in inputs.iter().zip(&plan.inputs).enumerate() {
@@ -120,7 +173,7 @@ fn einsum<T: EinsumElement>(plan: &EinsumPlan, inputs: &[&Tensor]) -> Result<Vec
         };
         let all = unique(labels);
         let keep: Vec<Label> = if inputs.len() == 1 {
-            out_labels.clone()
+            out_labels.to_vec()
         } else {
             all.iter().copied().filter(|l| elsewhere(l)).collect()
         };

@@ -14,7 +14,7 @@ use registry_core::kernel::{
 use registry_core::proto::{DataType, DataTypeExt};
 use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
 
-use super::cast_rules::{CastDst, CastSrc, Truncate, truncation_bits};
+use crate::cast_rules::{CastDst, CastSrc, Truncate, truncation_bits};
 use crate::elementwise::map_into;
 
 /// Converts every element of the first tensor into the second (same shape).

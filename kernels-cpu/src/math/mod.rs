@@ -22,7 +22,7 @@ pub mod binary;
 #[cfg(feature = "math")]
 pub mod cast;
 #[cfg(feature = "math")]
-pub mod cast_rules;
+pub use crate::cast_rules;
 #[cfg(feature = "math")]
 pub mod clip_cumsum;
 #[cfg(feature = "math")]

@@ -11,7 +11,7 @@ use registry_core::kernel::{
 };
 
 use super::gemm::GemmElement;
-use super::im2col::conv2d_nhwc;
+use super::im2col::conv_ndhwc;
 use opreg_op_logic::conv::Conv2DParams;
 use opreg_op_logic::window::DataFormat;
 
@@ -54,8 +54,8 @@ impl<T: GemmElement> OpKernel for Conv2DKernel<T> {
             )));
         }
         self.params.check_launch(&geo, filter.num_elements())?;
-        conv2d_nhwc(
-            &geo,
+        conv_ndhwc(
+            &geo.volume(),
             input.as_slice::<T>()?,
             filter.as_slice::<T>()?,
             out.as_mut_slice::<T>()?,

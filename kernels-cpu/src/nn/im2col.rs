@@ -1,12 +1,11 @@
-//! The arithmetic of an NHWC convolution: input patches laid out as rows
+//! The arithmetic of an NHWC or NDHWC convolution: input patches laid out as rows
 //! (im2col) and multiplied by the filter, one product per group.
 
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
 use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
-use opreg_op_logic::conv::ConvGeometry;
-use opreg_op_logic::window::tap;
+use opreg_op_logic::volume::VolumeGeometry;
 
 /// Bytes of im2col patches built at a time (bounds the scratch memory).
 const PATCH_BUDGET_BYTES: usize = 8 << 20;
@@ -23,33 +22,36 @@ fn tail_mut<T>(s: &mut [T], start: usize) -> Result<&mut [T], KernelError> {
         .ok_or_else(|| KernelError::internal("convolution output offset out of range"))
 }
 
-/// Convolves NHWC `input` with HWIO `filter` into NHWC `out` (every
-/// element written). `in_depth` is a multiple of `patch_depth` and
-/// `out_depth` of the group count; the slices have the geometry's sizes.
-pub(crate) fn conv2d_nhwc<T: GemmElement>(
-    g: &ConvGeometry,
+/// Convolves NDHWC `input` with DHWIO `filter` into NDHWC `out` (every
+/// element written); a 2-D convolution is the volume of its
+/// [`opreg_op_logic::conv::ConvGeometry::volume`]. `in_depth` is a
+/// multiple of `patch_depth` and `out_depth` of the group count; the
+/// slices have the geometry's sizes.
+pub(crate) fn conv_ndhwc<T: GemmElement>(
+    g: &VolumeGeometry,
     input: &[T],
     filter: &[T],
     out: &mut [T],
 ) -> Result<(), KernelError> {
     let groups = g.in_depth / g.patch_depth;
     let group_out = g.out_depth / groups;
-    let pixels = g.batch * g.rows.out * g.cols.out;
+    let too_large = || KernelError::invalid_argument("filter too large");
+    let pixels = g
+        .axes
+        .iter()
+        .try_fold(g.batch, |n, a| n.checked_mul(a.out.out))
+        .ok_or_else(too_large)?;
     let k = g
-        .filter_rows
-        .checked_mul(g.filter_cols)
-        .and_then(|v| v.checked_mul(g.patch_depth))
-        .ok_or_else(|| KernelError::invalid_argument("filter too large"))?;
-    let pointwise = g.filter_rows == 1
-        && g.filter_cols == 1
-        && g.stride_rows == 1
-        && g.stride_cols == 1
-        && g.rows.pad_before == 0
-        && g.cols.pad_before == 0
-        && g.rows.out == g.in_rows
-        && g.cols.out == g.in_cols;
+        .axes
+        .iter()
+        .try_fold(g.patch_depth, |n, a| n.checked_mul(a.window))
+        .ok_or_else(too_large)?;
+    let pointwise = g
+        .axes
+        .iter()
+        .all(|a| a.window == 1 && a.stride == 1 && a.out.pad_before == 0 && a.out.out == a.input);
     if pointwise {
-        // 1×1, stride 1, no padding: each input pixel is its own patch.
+        // 1×1(×1), stride 1, no padding: each input pixel is its own patch.
         for grp in 0..groups {
             let a = MatRef::new(
                 tail(input, grp * g.patch_depth)?,
@@ -95,10 +97,10 @@ pub(crate) fn conv2d_nhwc<T: GemmElement>(
 }
 
 /// Writes the patches of output pixels `start..` (one row of `k` elements
-/// per pixel, ordered (filter row, filter column, channel) like the
+/// per pixel, ordered (filter plane, row, column, channel) like the
 /// filter's rows) for group `grp`; taps in the padding are zero.
 fn fill_patches<T: GemmElement>(
-    g: &ConvGeometry,
+    g: &VolumeGeometry,
     input: &[T],
     grp: usize,
     start: usize,
@@ -108,37 +110,33 @@ fn fill_patches<T: GemmElement>(
     if k == 0 {
         return;
     }
+    let [planes, rows, cols] = g.axes;
+    let depth = g.patch_depth;
     let fill_row = |(r, row): (usize, &mut [T])| {
         let pixel = start + r;
-        let ow = pixel % g.cols.out;
-        let oh = (pixel / g.cols.out) % g.rows.out;
-        let b = pixel / (g.cols.out * g.rows.out);
-        let depth = g.patch_depth;
-        for (fh, taps) in row.chunks_exact_mut(g.filter_cols * depth).enumerate() {
-            let ih = tap(
-                oh,
-                fh,
-                g.stride_rows,
-                g.dilation_rows,
-                g.rows.pad_before,
-                g.in_rows,
-            );
-            for (fw, dst) in taps.chunks_exact_mut(depth).enumerate() {
-                let iw = tap(
-                    ow,
-                    fw,
-                    g.stride_cols,
-                    g.dilation_cols,
-                    g.cols.pad_before,
-                    g.in_cols,
-                );
-                let src = ih.zip(iw).and_then(|(ih, iw)| {
-                    let at = ((b * g.in_rows + ih) * g.in_cols + iw) * g.in_depth + grp * depth;
-                    input.get(at..at + depth)
-                });
-                match src {
-                    Some(src) => dst.copy_from_slice(src),
-                    None => dst.fill(T::default()),
+        let ow = pixel % cols.out.out;
+        let oh = (pixel / cols.out.out) % rows.out.out;
+        let od = (pixel / (cols.out.out * rows.out.out)) % planes.out.out;
+        let b = pixel / (cols.out.out * rows.out.out * planes.out.out);
+        for (fd, plane_taps) in row
+            .chunks_exact_mut(rows.window * cols.window * depth)
+            .enumerate()
+        {
+            let id = planes.tap(od, fd);
+            for (fh, row_taps) in plane_taps.chunks_exact_mut(cols.window * depth).enumerate() {
+                let ih = rows.tap(oh, fh);
+                for (fw, dst) in row_taps.chunks_exact_mut(depth).enumerate() {
+                    let iw = cols.tap(ow, fw);
+                    let src = id.zip(ih).zip(iw).and_then(|((id, ih), iw)| {
+                        let at = (((b * planes.input + id) * rows.input + ih) * cols.input + iw)
+                            * g.in_depth
+                            + grp * depth;
+                        input.get(at..at + depth)
+                    });
+                    match src {
+                        Some(src) => dst.copy_from_slice(src),
+                        None => dst.fill(T::default()),
+                    }
                 }
             }
         }

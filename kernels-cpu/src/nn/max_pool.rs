@@ -1,8 +1,9 @@
-//! `MaxPool`: the maximum of each window (TF's `MaxPoolingOp` on the CPU).
+//! `MaxPool` and `MaxPool3D`: the maximum of each window (TF's
+//! `MaxPoolingOp` and `Pooling3DOp` on the CPU), one loop nest for both.
 
 use std::marker::PhantomData;
 
-use opreg_standard_ops::MaxPool;
+use opreg_standard_ops::{MaxPool, MaxPool3D};
 use rayon::prelude::*;
 use registry_core::kernel;
 use registry_core::kernel::{
@@ -10,7 +11,8 @@ use registry_core::kernel::{
 };
 
 use crate::numeric::Real;
-use opreg_op_logic::pool::{Pool2DParams, PoolGeometry, PoolWindows};
+use opreg_op_logic::pool::{Pool2DParams, PoolWindows};
+use opreg_op_logic::volume::{Pool3DParams, VolumeFormat, VolumeGeometry};
 use opreg_op_logic::window::{DataFormat, Padding};
 
 /// Output elements below this count are computed on one thread.
@@ -86,18 +88,11 @@ impl<T: PoolElement> OpKernel for MaxPoolKernel<T> {
             }
         };
         let out = ctx.allocate_output(0, geo.out_shape(DataFormat::Nhwc))?;
-        let out = out.as_mut_slice::<T>()?;
-        let input = input.as_slice::<T>()?;
-        let row_len = geo.cols.out * geo.depth;
-        if row_len == 0 || out.is_empty() {
-            return Ok(());
-        }
-        let pool_row = |(r, row): (usize, &mut [T])| pool_output_row(&geo, input, r, row);
-        if out.len() < PARALLEL_ELEMENTS {
-            out.chunks_mut(row_len).enumerate().for_each(pool_row);
-        } else {
-            out.par_chunks_mut(row_len).enumerate().for_each(pool_row);
-        }
+        max_pool_ndhwc(
+            &geo.volume(),
+            input.as_slice::<T>()?,
+            out.as_mut_slice::<T>()?,
+        );
         Ok(())
     }
 }
@@ -143,57 +138,93 @@ fn depthwise<T: PoolElement>(
     Ok(())
 }
 
-/// The input positions `[start, end)` a window starting at output index
-/// `o` covers along one dimension (clipped to the input).
-fn window_range(
-    o: usize,
-    window: usize,
-    stride: i64,
-    pad_before: i64,
-    input: usize,
-) -> (usize, usize) {
-    let first = i64::try_from(o)
-        .unwrap_or(i64::MAX)
-        .saturating_mul(stride)
-        .saturating_sub(pad_before);
-    let last = first.saturating_add(i64::try_from(window).unwrap_or(i64::MAX));
-    let clip = |v: i64| usize::try_from(v.max(0)).unwrap_or(usize::MAX).min(input);
-    (clip(first), clip(last))
+/// Max-pools NDHWC `input` into NDHWC `out` by `g`'s windows (a 2-D
+/// pooling is the volume of its [`opreg_op_logic::pool::PoolGeometry::volume`]); output rows run
+/// in parallel when the work is large.
+fn max_pool_ndhwc<T: PoolElement>(g: &VolumeGeometry, input: &[T], out: &mut [T]) {
+    let row_len = g.axes[2].out.out * g.out_depth;
+    if row_len == 0 || out.is_empty() {
+        return;
+    }
+    let pool_row = |(r, row): (usize, &mut [T])| pool_output_row(g, input, r, row);
+    if out.len() < PARALLEL_ELEMENTS {
+        out.chunks_mut(row_len).enumerate().for_each(pool_row);
+    } else {
+        out.par_chunks_mut(row_len).enumerate().for_each(pool_row);
+    }
 }
 
-/// Output row `r` (image `r / out_rows`, row `r % out_rows`): each pixel's
-/// channels are the maximum over its window, starting from `lowest`.
-fn pool_output_row<T: PoolElement>(g: &PoolGeometry, input: &[T], r: usize, row: &mut [T]) {
-    let (b, oh) = (r / g.rows.out, r % g.rows.out);
-    let depth = g.depth;
+/// Output row `r` (volume `r / (out planes * out rows)`, then plane and
+/// row): each pixel's channels are the maximum over its window, starting
+/// from `lowest`.
+fn pool_output_row<T: PoolElement>(g: &VolumeGeometry, input: &[T], r: usize, row: &mut [T]) {
+    let [planes, rows, cols] = g.axes;
+    let oh = r % rows.out.out;
+    let od = (r / rows.out.out) % planes.out.out;
+    let b = r / (rows.out.out * planes.out.out);
+    let depth = g.out_depth;
     row.fill(T::LOWEST_FINITE);
-    let (h0, h1) = window_range(
-        oh,
-        g.window_rows,
-        g.stride_rows,
-        g.rows.pad_before,
-        g.in_rows,
-    );
+    let (d0, d1) = planes.window_range(od);
+    let (h0, h1) = rows.window_range(oh);
     for (ow, out_px) in row.chunks_exact_mut(depth).enumerate() {
-        let (w0, w1) = window_range(
-            ow,
-            g.window_cols,
-            g.stride_cols,
-            g.cols.pad_before,
-            g.in_cols,
-        );
-        for ih in h0..h1 {
-            for iw in w0..w1 {
-                let at = ((b * g.in_rows + ih) * g.in_cols + iw) * depth;
-                let Some(in_px) = input.get(at..at + depth) else {
-                    continue;
-                };
-                for (o, &v) in out_px.iter_mut().zip(in_px) {
-                    if *o < v {
-                        *o = v;
+        let (w0, w1) = cols.window_range(ow);
+        for id in d0..d1 {
+            for ih in h0..h1 {
+                for iw in w0..w1 {
+                    let at =
+                        (((b * planes.input + id) * rows.input + ih) * cols.input + iw) * depth;
+                    let Some(in_px) = input.get(at..at + depth) else {
+                        continue;
+                    };
+                    for (o, &v) in out_px.iter_mut().zip(in_px) {
+                        if *o < v {
+                            *o = v;
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// `MaxPool3D` on the CPU (NDHWC, as TensorFlow's CPU kernel; `SAME` or
+/// `VALID` windows over planes, rows and columns), with `MaxPool`'s rules
+/// (windows start from the most negative finite value; NaN never wins).
+#[kernel(op = MaxPool3D, device = CPU, T = [bfloat16, float])]
+#[derive(Debug)]
+pub struct MaxPool3DKernel<T> {
+    params: Pool3DParams,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: PoolElement> BuildKernel for MaxPool3DKernel<T> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        Ok(Self {
+            params: Pool3DParams::from_attrs(ctx.attrs(), cpu_volume_format(ctx)?)?,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<T: PoolElement> OpKernel for MaxPool3DKernel<T> {
+    fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+        let input = ctx.input(0)?.clone();
+        let geo = self.params.geometry(input.dims())?;
+        let out = ctx.allocate_output(0, geo.out_shape(VolumeFormat::Ndhwc))?;
+        max_pool_ndhwc(&geo, input.as_slice::<T>()?, out.as_mut_slice::<T>()?);
+        Ok(())
+    }
+}
+
+/// The `data_format` of a 3-D pooling node, which TF's CPU kernels require
+/// to be NDHWC before anything else.
+pub(super) fn cpu_volume_format(
+    ctx: &OpKernelConstruction<'_>,
+) -> Result<VolumeFormat, KernelError> {
+    let format = VolumeFormat::parse(&ctx.attr::<String>("data_format")?)?;
+    registry_core::kernel_ensure!(
+        format == VolumeFormat::Ndhwc,
+        "Default Pooling3DOp only supports NDHWC on device type CPU"
+    );
+    Ok(format)
 }

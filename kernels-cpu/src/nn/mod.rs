@@ -1,9 +1,9 @@
-//! Neural-network kernels: Conv2D, DepthwiseConv2dNative,
-//! Conv2DBackpropInput, MaxPool, BiasAdd, Softmax, LogSoftmax, LeakyRelu and
+//! Neural-network kernels: Conv2D, Conv3D, DepthwiseConv2dNative,
+//! Conv2DBackpropInput, MaxPool, MaxPool3D, AvgPool, AvgPool3D, BiasAdd, Softmax, LogSoftmax, LeakyRelu and
 //! FusedBatchNormV3 (`Relu`, an entry of the unary table, is in
 //! [`crate::math::unary`]). Data formats, padding, window sizes and the checks of
-//! Conv2D and MaxPool are in [`opreg_op_logic::window`], [`opreg_op_logic::conv`]
-//! and [`opreg_op_logic::pool`] (shared with the GPU kernels).
+//! Conv2D and MaxPool are in [`opreg_op_logic::window`], [`opreg_op_logic::conv`],
+//! [`opreg_op_logic::pool`] and [`opreg_op_logic::volume`] (shared with the GPU kernels).
 
 // Conv2D multiplies with the matrix-product engine of `linalg`; when that
 // group is compiled out, the same source is compiled here.
@@ -17,11 +17,13 @@ mod gemm;
 
 mod conv2d;
 mod conv2d_backprop_input;
+mod conv3d;
 mod depthwise;
 mod im2col;
 
 pub use conv2d::Conv2DKernel;
 pub use conv2d_backprop_input::Conv2DBackpropInputKernel;
+pub use conv3d::Conv3DKernel;
 pub use depthwise::DepthwiseConv2dNativeKernel;
 mod avg_pool;
 mod batch_norm;
@@ -31,9 +33,9 @@ mod max_pool;
 mod resize;
 mod softmax;
 
-pub use avg_pool::AvgPoolKernel;
+pub use avg_pool::{AvgPool3DKernel, AvgPoolKernel};
 pub use batch_norm::FusedBatchNormV3Kernel;
 pub use bias_add::BiasAddKernel;
 pub use leaky_relu::LeakyReluKernel;
-pub use max_pool::MaxPoolKernel;
+pub use max_pool::{MaxPool3DKernel, MaxPoolKernel};
 pub use resize::{ResizeBilinearKernel, ResizeNearestNeighborKernel};

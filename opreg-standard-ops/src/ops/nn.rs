@@ -270,3 +270,56 @@ pub struct AvgPool;
     shape_fn = crate::shape::top_k_v2
 )]
 pub struct TopKV2;
+
+/// Computes a 3-D convolution given 5-D `input` and `filter` tensors.
+///
+/// The `filter` has shape [filter_depth, filter_height, filter_width,
+/// in_channels, out_channels]; `input` is `[batch, in_depth, in_height,
+/// in_width, in_channels]` (NDHWC) or channels-first (NCDHW). Each output
+/// element sums a window of the input times the filter, the window moved by
+/// `strides` and padded as `padding` says.
+#[op(
+    input = "input: T",
+    input = "filter: T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double}",
+    attr = "strides: list(int) >= 5",
+    attr = "padding: {'SAME', 'VALID'}",
+    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
+    attr = "dilations: list(int) = [1, 1, 1, 1, 1]",
+    shape_fn = crate::shape::conv3d
+)]
+pub struct Conv3D;
+
+/// Performs 3-D average pooling on the input.
+///
+/// Each output element is the mean of a `ksize` window of the 5-D input
+/// (`[batch, depth, rows, cols, channels]` for NDHWC), moved by `strides`;
+/// padding elements are not counted.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "ksize: list(int) >= 5",
+    attr = "strides: list(int) >= 5",
+    attr = "padding: {'SAME', 'VALID'}",
+    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
+    attr = "T: {half, bfloat16, float, double}",
+    shape_fn = crate::shape::pool3d
+)]
+pub struct AvgPool3D;
+
+/// Performs 3-D max pooling on the input.
+///
+/// Each output element is the maximum of a `ksize` window of the 5-D input
+/// (`[batch, depth, rows, cols, channels]` for NDHWC), moved by `strides`.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "ksize: list(int) >= 5",
+    attr = "strides: list(int) >= 5",
+    attr = "padding: {'SAME', 'VALID'}",
+    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
+    attr = "T: {half, bfloat16, float}",
+    shape_fn = crate::shape::pool3d
+)]
+pub struct MaxPool3D;

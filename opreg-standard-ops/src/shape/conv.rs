@@ -1,6 +1,8 @@
-//! Shape functions of windowed ops: `Conv2D` and `MaxPool` (TF's
-//! `Conv2DShapeImpl`, `MaxPoolShapeImpl`, `GetWindowedOutputSizeFromDimsV2`).
+//! Shape functions of windowed ops: `Conv2D`, `MaxPool`, their relatives
+//! and the 3-D ones (TF's `Conv2DShapeImpl`, `MaxPoolShapeImpl`,
+//! `Conv3DShape`, `Pool3DShape`, `GetWindowedOutputSizeFromDimsV2`).
 
+use opreg_op_logic::volume::VolumeFormat;
 use opreg_op_logic::window::{
     DataFormat, Padding, check_stride_and_dilation, check_valid_padding, explicit_padding,
 };
@@ -54,19 +56,28 @@ impl ImageFormat {
     }
 }
 
-/// The attr `name`, which must hold 4 values; `requirement` starts TF's
+/// The attr `name`, which must hold `N` values; `requirement` starts TF's
 /// message when it does not ("Conv2D requires the dilation attribute").
-fn four(c: &InferenceContext<'_>, name: &str, requirement: &str) -> Result<[i64; 4], ShapeError> {
+fn fixed<const N: usize>(
+    c: &InferenceContext<'_>,
+    name: &str,
+    requirement: &str,
+) -> Result<[i64; N], ShapeError> {
     let values = c.attr::<&[i64]>(name)?;
-    <[i64; 4]>::try_from(values).map_err(|_| {
+    <[i64; N]>::try_from(values).map_err(|_| {
         c.invalid_attr(
             name,
             format!(
-                "{requirement} to contain 4 values, but got: {}",
+                "{requirement} to contain {N} values, but got: {}",
                 values.len()
             ),
         )
     })
+}
+
+/// The 4-value attr `name` (see [`fixed`]).
+fn four(c: &InferenceContext<'_>, name: &str, requirement: &str) -> Result<[i64; 4], ShapeError> {
+    fixed::<4>(c, name, requirement)
 }
 
 /// The `padding` attr and the (before, after) pads of the rows and columns
@@ -182,31 +193,14 @@ fn vect_size(
     }
 }
 
-/// `Conv2D` (TF's `Conv2DShapeWithExplicitPadding`): `input` is an image
-/// in `data_format` (NHWC or NCHW), `filter` is `[rows, cols, in_depth,
-/// out_depth]`; `strides` and `dilations` hold 4 values in `data_format`'s
-/// order; `padding` is SAME, VALID or EXPLICIT (with `explicit_paddings`).
-/// The input depth must be a multiple of the filter's (grouped
-/// convolution), and the output depth a multiple of the number of groups.
-pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
-    let format = ImageFormat::parse(c, false)?;
-    let input = c.input_with_rank(0, format.rank())?;
-    let filter = c.input_with_rank(1, format.rank())?;
-    let dilations = four(c, "dilations", "Conv2D requires the dilation attribute")?;
-    let strides = four(
-        c,
-        "strides",
-        &format!(
-            "Conv2D on data format {} requires the stride attribute",
-            format.layout.name()
-        ),
-    )?;
-    let (batch, [rows, cols], depth) = image_dims(&input, format)?;
-    let filter_rows = filter.dim(0)?;
-    let filter_cols = filter.dim(1)?;
-    let filter_depth = filter.dim(2)?;
-    let out_depth = filter.dim(3)?;
-
+/// A grouped convolution's depths, where known: the input depth a
+/// multiple of the filter's, the output depth a multiple of the groups.
+fn check_groups(
+    c: &InferenceContext<'_>,
+    depth: Dim,
+    filter_depth: Dim,
+    out_depth: Dim,
+) -> Result<(), ShapeError> {
     if let (Some(in_depth), Some(f_depth)) = (depth.value(), filter_depth.value()) {
         if f_depth == 0 {
             return Err(c.input_error(
@@ -235,6 +229,35 @@ pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// `Conv2D` (TF's `Conv2DShapeWithExplicitPadding`): `input` is an image
+/// in `data_format` (NHWC or NCHW), `filter` is `[rows, cols, in_depth,
+/// out_depth]`; `strides` and `dilations` hold 4 values in `data_format`'s
+/// order; `padding` is SAME, VALID or EXPLICIT (with `explicit_paddings`).
+/// The input depth must be a multiple of the filter's (grouped
+/// convolution), and the output depth a multiple of the number of groups.
+pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let format = ImageFormat::parse(c, false)?;
+    let input = c.input_with_rank(0, format.rank())?;
+    let filter = c.input_with_rank(1, format.rank())?;
+    let dilations = four(c, "dilations", "Conv2D requires the dilation attribute")?;
+    let strides = four(
+        c,
+        "strides",
+        &format!(
+            "Conv2D on data format {} requires the stride attribute",
+            format.layout.name()
+        ),
+    )?;
+    let (batch, [rows, cols], depth) = image_dims(&input, format)?;
+    let filter_rows = filter.dim(0)?;
+    let filter_cols = filter.dim(1)?;
+    let filter_depth = filter.dim(2)?;
+    let out_depth = filter.dim(3)?;
+
+    check_groups(c, depth, filter_depth, out_depth)?;
 
     let pads = padding(c, format)?;
     let h = format.index('H');
@@ -405,4 +428,100 @@ pub fn avg_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let out_cols = window(cols, w)?;
     let out = image_shape(format, batch, [out_rows, out_cols], depth, Dim::new(1))?;
     c.set_output(0, out)
+}
+
+/// The 3-D padding attr: SAME or VALID (the op's allowed values; a node
+/// built without the op's checks gets the kernels' message).
+fn volume_padding(c: &InferenceContext<'_>) -> Result<Padding, ShapeError> {
+    match Padding::parse(c.attr::<&str>("padding")?) {
+        Ok(p @ (Padding::Same | Padding::Valid)) => Ok(p),
+        Ok(Padding::Explicit) => Err(c.invalid_attr(
+            "padding",
+            "3-D windowed ops do not support EXPLICIT padding".to_string(),
+        )),
+        Err(e) => Err(c.invalid_attr("padding", e.to_string())),
+    }
+}
+
+/// A 5-D shape in `data_format` as NDHWC (TF's shape functions convert
+/// NCDHW first); whether it was NCDHW.
+fn as_ndhwc(c: &InferenceContext<'_>, shape: Shape) -> Result<(Shape, bool), ShapeError> {
+    if c.attr_or("data_format", "NDHWC")? != "NCDHW" {
+        return Ok((shape, false));
+    }
+    let format = VolumeFormat::Ncdhw;
+    let dim = |d: char| shape.dim(i64::try_from(format.index(d)).unwrap_or(0));
+    let ndhwc = Shape::new([dim('N')?, dim('0')?, dim('1')?, dim('2')?, dim('C')?]);
+    Ok((ndhwc, true))
+}
+
+/// An NDHWC shape, or NCDHW when `ncdhw`.
+fn volume_shape(ncdhw: bool, batch: Dim, spatial: [Dim; 3], depth: Dim) -> Shape {
+    let [d, h, w] = spatial;
+    if ncdhw {
+        Shape::new([batch, depth, d, h, w])
+    } else {
+        Shape::new([batch, d, h, w, depth])
+    }
+}
+
+/// `Conv3D` (TF's `Conv3DShape`): `input` is a volume in `data_format`
+/// (NDHWC or NCDHW), `filter` is `[planes, rows, cols, in_depth,
+/// out_depth]`; grouped as `Conv2D`. As TF's, the rows take the dilation of
+/// the columns' position and the columns that of the rows'.
+pub fn conv3d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input_with_rank(0, 5)?;
+    let filter = c.input_with_rank(1, 5)?;
+    let dilations = fixed::<5>(c, "dilations", "Conv3D requires the dilation attribute")?;
+    let strides = fixed::<5>(c, "strides", "Conv3D requires the stride attribute")?;
+    let (input, ncdhw) = as_ndhwc(c, input)?;
+    let s = if ncdhw { 2 } else { 1 };
+    let stride = [strides[s], strides[s + 1], strides[s + 2]];
+    // TF's `Conv3DShape` swaps the rows' and columns' dilations.
+    let dilation = [dilations[s], dilations[s + 2], dilations[s + 1]];
+    let depth = input.dim(4)?;
+    let out_depth = filter.dim(4)?;
+    check_groups(c, depth, filter.dim(3)?, out_depth)?;
+    let padding = volume_padding(c)?;
+    let mut spatial = [Dim::unknown(); 3];
+    for (i, out) in spatial.iter_mut().enumerate() {
+        let at = i64::try_from(i).unwrap_or(0);
+        *out = windowed_output_size(
+            input.dim(at + 1)?,
+            filter.dim(at)?,
+            dilation[i],
+            stride[i],
+            padding,
+            (0, 0),
+        )?;
+    }
+    c.set_output(0, volume_shape(ncdhw, input.dim(0)?, spatial, out_depth))
+}
+
+/// `MaxPool3D` and `AvgPool3D` (TF's `Pool3DShape`): `input` is a volume
+/// in `data_format`; `ksize` and `strides` hold 5 values; the planes, rows
+/// and columns are windowed (SAME or VALID), the batch and depth kept.
+pub fn pool3d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
+    let input = c.input_with_rank(0, 5)?;
+    let strides = fixed::<5>(c, "strides", "Pool3D ops require the stride attribute")?;
+    let ksize = fixed::<5>(c, "ksize", "Pool3D requires the ksize attribute")?;
+    let (input, ncdhw) = as_ndhwc(c, input)?;
+    let s = if ncdhw { 2 } else { 1 };
+    let padding = volume_padding(c)?;
+    let mut spatial = [Dim::unknown(); 3];
+    for (i, out) in spatial.iter_mut().enumerate() {
+        let at = i64::try_from(i).unwrap_or(0);
+        *out = windowed_output_size(
+            input.dim(at + 1)?,
+            Dim::new(ksize[s + i]),
+            1,
+            strides[s + i],
+            padding,
+            (0, 0),
+        )?;
+    }
+    c.set_output(
+        0,
+        volume_shape(ncdhw, input.dim(0)?, spatial, input.dim(4)?),
+    )
 }

@@ -17,6 +17,7 @@
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
 //! | BatchMatMulV2, BatchMatMulV3, Einsum | [`batch_matmul_v2`], [`einsum`] |
 //! | DepthwiseConv2dNative, Conv2DBackpropInput, AvgPool | [`depthwise_conv2d_native`], [`conv2d_backprop_input`], [`avg_pool`] |
+//! | Conv3D, MaxPool3D, AvgPool3D | [`conv3d`], [`pool3d`] |
 //! | ResizeBilinear, ResizeNearestNeighbor | [`resize`] |
 //! | All, Any, Max, Mean, Min, Prod, Sum | [`reduction`] |
 //! | ArgMax, ArgMin | [`arg_max`] |
@@ -31,7 +32,9 @@ mod nn;
 mod reduce;
 mod strided_slice;
 
-pub use conv::{avg_pool, conv2d, conv2d_backprop_input, depthwise_conv2d_native, max_pool};
+pub use conv::{
+    avg_pool, conv2d, conv2d_backprop_input, conv3d, depthwise_conv2d_native, max_pool, pool3d,
+};
 pub use einsum::einsum;
 pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
