@@ -4,8 +4,10 @@
 
 //! Every op of TensorFlow 2.21's registry that spec strings express, one
 //! `#[op]` struct each, named like the op (see the crate docs for the
-//! exceptions). They carry no doc comments: the doc comment of an op is
-//! its TF Doc text, and TF's registry has none.
+//! exceptions), except the standard op set, declared by
+//! `opreg-standard-ops` and re-exported by the crate. They carry no doc
+//! comments: the doc comment of an op is its TF Doc text, and TF's
+//! registry has none.
 
 #![allow(missing_docs, non_camel_case_types, clippy::upper_case_acronyms)]
 
@@ -23,14 +25,6 @@ pub struct A;
     attr = "exit_without_error: bool = false"
 )]
 pub struct Abort;
-
-#[op(
-    name = "Abs",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64}"
-)]
-pub struct Abs;
 
 #[op(
     name = "AccumulateNV2",
@@ -115,17 +109,6 @@ pub struct Add;
 pub struct AddManySparseToTensorsMap;
 
 #[op(
-    name = "AddN",
-    input = "inputs: N * T",
-    output = "sum: T",
-    attr = "N: int >= 1",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64, variant}",
-    commutative,
-    aggregate
-)]
-pub struct AddN;
-
-#[op(
     name = "AddSparseToTensorsMap",
     input = "sparse_indices: int64",
     input = "sparse_values: T",
@@ -137,17 +120,6 @@ pub struct AddN;
     stateful
 )]
 pub struct AddSparseToTensorsMap;
-
-#[op(
-    name = "AddV2",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
-    commutative,
-    aggregate
-)]
-pub struct AddV2;
 
 #[op(
     name = "AdjustContrast",
@@ -187,16 +159,6 @@ pub struct AdjustHue;
     attr = "T: {half, float} = DT_FLOAT"
 )]
 pub struct AdjustSaturation;
-
-#[op(
-    name = "All",
-    input = "input: bool",
-    input = "reduction_indices: Tidx",
-    output = "output: bool",
-    attr = "keep_dims: bool = false",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct All;
 
 #[op(
     name = "AllCandidateSampler",
@@ -354,16 +316,6 @@ pub struct AnonymousRandomSeedGenerator;
     stateful
 )]
 pub struct AnonymousSeedGenerator;
-
-#[op(
-    name = "Any",
-    input = "input: bool",
-    input = "reduction_indices: Tidx",
-    output = "output: bool",
-    attr = "keep_dims: bool = false",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Any;
 
 #[op(
     name = "ApplyAdaMax",
@@ -634,28 +586,6 @@ pub struct ApproxTopK;
     commutative
 )]
 pub struct ApproximateEqual;
-
-#[op(
-    name = "ArgMax",
-    input = "input: T",
-    input = "dimension: Tidx",
-    output = "output: output_type",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16, bool}",
-    attr = "Tidx: {int16, int32, int64} = DT_INT32",
-    attr = "output_type: {int16, uint16, int32, int64} = DT_INT64"
-)]
-pub struct ArgMax;
-
-#[op(
-    name = "ArgMin",
-    input = "input: T",
-    input = "dimension: Tidx",
-    output = "output: output_type",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16, bool}",
-    attr = "Tidx: {int32, int64} = DT_INT32",
-    attr = "output_type: {int32, int64} = DT_INT64"
-)]
-pub struct ArgMin;
 
 #[op(
     name = "AsString",
@@ -960,30 +890,6 @@ pub struct AudioSummary;
 pub struct AudioSummaryV2;
 
 #[op(
-    name = "AvgPool",
-    input = "value: T",
-    output = "output: T",
-    attr = "ksize: list(int) >= 4",
-    attr = "strides: list(int) >= 4",
-    attr = "padding: {'SAME', 'VALID'}",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct AvgPool;
-
-#[op(
-    name = "AvgPool3D",
-    input = "input: T",
-    output = "output: T",
-    attr = "ksize: list(int) >= 5",
-    attr = "strides: list(int) >= 5",
-    attr = "padding: {'SAME', 'VALID'}",
-    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct AvgPool3D;
-
-#[op(
     name = "AvgPool3DGrad",
     input = "orig_input_shape: int32",
     input = "grad: T",
@@ -1162,34 +1068,6 @@ pub struct BatchIFFT3D;
     attr = "grad_y: bool = false"
 )]
 pub struct BatchMatMul;
-
-#[op(
-    name = "BatchMatMulV2",
-    input = "x: T",
-    input = "y: T",
-    output = "output: T",
-    attr = "T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
-    attr = "adj_x: bool = false",
-    attr = "adj_y: bool = false",
-    attr = "grad_x: bool = false",
-    attr = "grad_y: bool = false"
-)]
-pub struct BatchMatMulV2;
-
-#[op(
-    name = "BatchMatMulV3",
-    input = "x: Ta",
-    input = "y: Tb",
-    output = "output: Tout",
-    attr = "Ta: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}",
-    attr = "Tb: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}",
-    attr = "Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, complex128}",
-    attr = "adj_x: bool = false",
-    attr = "adj_y: bool = false",
-    attr = "grad_x: bool = false",
-    attr = "grad_y: bool = false"
-)]
-pub struct BatchMatMulV3;
 
 #[op(
     name = "BatchMatrixBandPart",
@@ -1479,16 +1357,6 @@ pub struct BesselY1;
     attr = "T: {float, double}"
 )]
 pub struct Betainc;
-
-#[op(
-    name = "BiasAdd",
-    input = "value: T",
-    input = "bias: T",
-    output = "output: T",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
-)]
-pub struct BiasAdd;
 
 #[op(
     name = "BiasAddGrad",
@@ -2043,16 +1911,6 @@ pub struct BroadcastArgs;
 pub struct BroadcastGradientArgs;
 
 #[op(
-    name = "BroadcastTo",
-    input = "input: T",
-    input = "shape: Tidx",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct BroadcastTo;
-
-#[op(
     name = "Bucketize",
     input = "input: T",
     output = "output: int32",
@@ -2173,24 +2031,6 @@ pub struct CalibrationStatisticsSaver;
 pub struct Case;
 
 #[op(
-    name = "Cast",
-    input = "x: SrcT",
-    output = "y: DstT",
-    attr = "SrcT: type",
-    attr = "DstT: type",
-    attr = "Truncate: bool = false"
-)]
-pub struct Cast;
-
-#[op(
-    name = "Ceil",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double}"
-)]
-pub struct Ceil;
-
-#[op(
     name = "CheckNumerics",
     input = "tensor: T",
     output = "output: T",
@@ -2234,16 +2074,6 @@ pub struct Cholesky;
     attr = "T: {half, float, double}"
 )]
 pub struct CholeskyGrad;
-
-#[op(
-    name = "ClipByValue",
-    input = "t: T",
-    input = "clip_value_min: T",
-    input = "clip_value_max: T",
-    output = "output: T",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}"
-)]
-pub struct ClipByValue;
 
 #[op(
     name = "CloseSummaryWriter",
@@ -2423,17 +2253,6 @@ pub struct Concat;
 pub struct ConcatOffset;
 
 #[op(
-    name = "ConcatV2",
-    input = "values: N * T",
-    input = "axis: Tidx",
-    output = "output: T",
-    attr = "N: int >= 2",
-    attr = "T: type",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct ConcatV2;
-
-#[op(
     name = "ConditionalAccumulator",
     output = "handle: Ref(string)",
     attr = "dtype: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
@@ -2518,14 +2337,6 @@ pub struct ConjugateTranspose;
 pub struct ConnectTPUEmbeddingHosts;
 
 #[op(
-    name = "Const",
-    output = "output: dtype",
-    attr = "value: tensor",
-    attr = "dtype: type"
-)]
-pub struct Const;
-
-#[op(
     name = "ConstructionFails"
 )]
 pub struct ConstructionFails;
@@ -2557,21 +2368,6 @@ pub struct ControlTrigger;
     attr = "groups: int = 1"
 )]
 pub struct Conv;
-
-#[op(
-    name = "Conv2D",
-    input = "input: T",
-    input = "filter: T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double, int32}",
-    attr = "strides: list(int)",
-    attr = "use_cudnn_on_gpu: bool = true",
-    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-    attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]"
-)]
-pub struct Conv2D;
 
 #[op(
     name = "Conv2DBackpropFilter",
@@ -2606,22 +2402,6 @@ pub struct Conv2DBackpropFilter;
 pub struct Conv2DBackpropFilterV2;
 
 #[op(
-    name = "Conv2DBackpropInput",
-    input = "input_sizes: int32",
-    input = "filter: T",
-    input = "out_backprop: T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double, int32}",
-    attr = "strides: list(int)",
-    attr = "use_cudnn_on_gpu: bool = true",
-    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-    attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]"
-)]
-pub struct Conv2DBackpropInput;
-
-#[op(
     name = "Conv2DBackpropInputV2",
     input = "input: T",
     input = "filter: T",
@@ -2636,19 +2416,6 @@ pub struct Conv2DBackpropInput;
     attr = "dilations: list(int) = [1, 1, 1, 1]"
 )]
 pub struct Conv2DBackpropInputV2;
-
-#[op(
-    name = "Conv3D",
-    input = "input: T",
-    input = "filter: T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double}",
-    attr = "strides: list(int) >= 5",
-    attr = "padding: {'SAME', 'VALID'}",
-    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1, 1]"
-)]
-pub struct Conv3D;
 
 #[op(
     name = "Conv3DBackpropFilter",
@@ -2813,14 +2580,6 @@ pub struct CopyToMesh;
     attr = "T: type"
 )]
 pub struct CopyToMeshGrad;
-
-#[op(
-    name = "Cos",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Cos;
 
 #[op(
     name = "Cosh",
@@ -3186,18 +2945,6 @@ pub struct CudnnRNNV3;
     attr = "Tidx: {int32, int64} = DT_INT32"
 )]
 pub struct Cumprod;
-
-#[op(
-    name = "Cumsum",
-    input = "x: T",
-    input = "axis: Tidx",
-    output = "out: T",
-    attr = "exclusive: bool = false",
-    attr = "reverse: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Cumsum;
 
 #[op(
     name = "CumulativeLogsumexp",
@@ -3802,20 +3549,6 @@ pub struct DenseToSparseSetOperation;
 pub struct DepthToSpace;
 
 #[op(
-    name = "DepthwiseConv2dNative",
-    input = "input: T",
-    input = "filter: T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double}",
-    attr = "strides: list(int)",
-    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-    attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]"
-)]
-pub struct DepthwiseConv2dNative;
-
-#[op(
     name = "DepthwiseConv2dNativeBackpropFilter",
     input = "input: T",
     input = "filter_sizes: int32",
@@ -4172,24 +3905,6 @@ pub struct EditDistance;
 pub struct Eig;
 
 #[op(
-    name = "Einsum",
-    input = "inputs: N * T",
-    output = "output: T",
-    attr = "equation: string",
-    attr = "N: int >= 1",
-    attr = "T: type"
-)]
-pub struct Einsum;
-
-#[op(
-    name = "Elu",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct Elu;
-
-#[op(
     name = "EluGrad",
     input = "gradients: T",
     input = "outputs: T",
@@ -4387,33 +4102,6 @@ pub struct EnsureShape;
 pub struct Enter;
 
 #[op(
-    name = "Equal",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: type",
-    attr = "incompatible_shape_error: bool = true",
-    commutative
-)]
-pub struct Equal;
-
-#[op(
-    name = "Erf",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double}"
-)]
-pub struct Erf;
-
-#[op(
-    name = "Erfc",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double}"
-)]
-pub struct Erfc;
-
-#[op(
     name = "Erfinv",
     input = "x: T",
     output = "y: T",
@@ -4447,24 +4135,6 @@ pub struct ExecuteTPUEmbeddingPartitioner;
     attr = "T: type"
 )]
 pub struct Exit;
-
-#[op(
-    name = "Exp",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Exp;
-
-#[op(
-    name = "ExpandDims",
-    input = "input: T",
-    input = "dim: Tdim",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tdim: {int32, int64} = DT_INT32"
-)]
-pub struct ExpandDims;
 
 #[op(
     name = "ExperimentalDatasetCardinality",
@@ -4526,14 +4196,6 @@ pub struct ExperimentalThreadPoolHandle;
     attr = "T: {bfloat16, half, float, double}"
 )]
 pub struct Expint;
-
-#[op(
-    name = "Expm1",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Expm1;
 
 #[op(
     name = "ExtractGlimpse",
@@ -4755,16 +4417,6 @@ pub struct FakeQueue;
 pub struct FileSystemSetConfiguration;
 
 #[op(
-    name = "Fill",
-    input = "dims: index_type",
-    input = "value: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "index_type: {int32, int64} = DT_INT32"
-)]
-pub struct Fill;
-
-#[op(
     name = "FinalizeTPUEmbedding",
     input = "common_config: string",
     input = "memory_config: string",
@@ -4869,32 +4521,6 @@ pub struct FloatOutput;
     output = "b: string"
 )]
 pub struct FloatOutputStringOutput;
-
-#[op(
-    name = "Floor",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double}"
-)]
-pub struct Floor;
-
-#[op(
-    name = "FloorDiv",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
-)]
-pub struct FloorDiv;
-
-#[op(
-    name = "FloorMod",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double}"
-)]
-pub struct FloorMod;
 
 #[op(
     name = "FlushSummaryWriter",
@@ -5132,28 +4758,6 @@ pub struct FusedBatchNormGradV3;
 pub struct FusedBatchNormV2;
 
 #[op(
-    name = "FusedBatchNormV3",
-    input = "x: T",
-    input = "scale: U",
-    input = "offset: U",
-    input = "mean: U",
-    input = "variance: U",
-    output = "y: T",
-    output = "batch_mean: U",
-    output = "batch_variance: U",
-    output = "reserve_space_1: U",
-    output = "reserve_space_2: U",
-    output = "reserve_space_3: U",
-    attr = "T: {half, bfloat16, float}",
-    attr = "U: {bfloat16, float}",
-    attr = "epsilon: float = 1e-04",
-    attr = "exponential_avg_factor: float = 1.0",
-    attr = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
-    attr = "is_training: bool = true"
-)]
-pub struct FusedBatchNormV3;
-
-#[op(
     name = "FusedPadConv2D",
     input = "input: T",
     input = "paddings: int32",
@@ -5227,30 +4831,6 @@ pub struct GRUBlockCellGrad;
     attr = "Tindices: {int32, int64}"
 )]
 pub struct Gather;
-
-#[op(
-    name = "GatherNd",
-    input = "params: Tparams",
-    input = "indices: Tindices",
-    output = "output: Tparams",
-    attr = "Tparams: type",
-    attr = "Tindices: {int16, int32, int64}",
-    attr = "bad_indices_policy: string = ''"
-)]
-pub struct GatherNd;
-
-#[op(
-    name = "GatherV2",
-    input = "params: Tparams",
-    input = "indices: Tindices",
-    input = "axis: Taxis",
-    output = "output: Tparams",
-    attr = "batch_dims: int = 0",
-    attr = "Tparams: type",
-    attr = "Tindices: {int16, int32, int64}",
-    attr = "Taxis: {int32, int64}"
-)]
-pub struct GatherV2;
 
 #[op(
     name = "GenerateBoundingBoxProposals",
@@ -5420,24 +5000,6 @@ pub struct GlobalIterId;
 pub struct GraphDefVersion;
 
 #[op(
-    name = "Greater",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-)]
-pub struct Greater;
-
-#[op(
-    name = "GreaterEqual",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-)]
-pub struct GreaterEqual;
-
-#[op(
     name = "GuaranteeConst",
     input = "input: T",
     output = "output: T",
@@ -5580,22 +5142,6 @@ pub struct IRFFT3D;
     attr = "Tcomplex: {complex64, complex128} = DT_COMPLEX64"
 )]
 pub struct IRFFTND;
-
-#[op(
-    name = "Identity",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct Identity;
-
-#[op(
-    name = "IdentityN",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: list(type) >= 1"
-)]
-pub struct IdentityN;
 
 #[op(
     name = "IdentityReader",
@@ -6263,15 +5809,6 @@ pub struct LSTMBlockCell;
 pub struct LSTMBlockCellGrad;
 
 #[op(
-    name = "LeakyRelu",
-    input = "features: T",
-    output = "activations: T",
-    attr = "alpha: float = 0.2",
-    attr = "T: {half, bfloat16, float, double} = DT_FLOAT"
-)]
-pub struct LeakyRelu;
-
-#[op(
     name = "LeakyReluGrad",
     input = "gradients: T",
     input = "features: T",
@@ -6305,24 +5842,6 @@ pub struct LearnedUnigramCandidateSampler;
     attr = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 )]
 pub struct LeftShift;
-
-#[op(
-    name = "Less",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-)]
-pub struct Less;
-
-#[op(
-    name = "LessEqual",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-)]
-pub struct LessEqual;
 
 #[op(
     name = "Lgamma",
@@ -6581,22 +6100,6 @@ pub struct LoadTPUEmbeddingRMSPropParameters;
 pub struct LoadTPUEmbeddingStochasticGradientDescentParameters;
 
 #[op(
-    name = "Log",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Log;
-
-#[op(
-    name = "Log1p",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Log1p;
-
-#[op(
     name = "LogMatrixDeterminant",
     input = "input: T",
     output = "sign: T",
@@ -6604,14 +6107,6 @@ pub struct Log1p;
     attr = "T: {half, float, double, complex64, complex128}"
 )]
 pub struct LogMatrixDeterminant;
-
-#[op(
-    name = "LogSoftmax",
-    input = "logits: T",
-    output = "logsoftmax: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct LogSoftmax;
 
 #[op(
     name = "LogUniformCandidateSampler",
@@ -6628,31 +6123,6 @@ pub struct LogSoftmax;
     stateful
 )]
 pub struct LogUniformCandidateSampler;
-
-#[op(
-    name = "LogicalAnd",
-    input = "x: bool",
-    input = "y: bool",
-    output = "z: bool",
-    commutative
-)]
-pub struct LogicalAnd;
-
-#[op(
-    name = "LogicalNot",
-    input = "x: bool",
-    output = "y: bool"
-)]
-pub struct LogicalNot;
-
-#[op(
-    name = "LogicalOr",
-    input = "x: bool",
-    input = "y: bool",
-    output = "z: bool",
-    commutative
-)]
-pub struct LogicalOr;
 
 #[op(
     name = "LookupTableExport",
@@ -6921,35 +6391,11 @@ pub struct MapUnstage;
 pub struct MapUnstageNoKey;
 
 #[op(
-    name = "MatMul",
-    input = "a: T",
-    input = "b: T",
-    output = "product: T",
-    attr = "transpose_a: bool = false",
-    attr = "transpose_b: bool = false",
-    attr = "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
-    attr = "grad_a: bool = false",
-    attr = "grad_b: bool = false"
-)]
-pub struct MatMul;
-
-#[op(
     name = "MatchingFiles",
     input = "pattern: string",
     output = "filenames: string"
 )]
 pub struct MatchingFiles;
-
-#[op(
-    name = "MatrixBandPart",
-    input = "input: T",
-    input = "num_lower: Tindex",
-    input = "num_upper: Tindex",
-    output = "band: T",
-    attr = "T: type",
-    attr = "Tindex: {int32, int64} = DT_INT64"
-)]
-pub struct MatrixBandPart;
 
 #[op(
     name = "MatrixDeterminant",
@@ -7118,42 +6564,6 @@ pub struct MatrixSquareRoot;
 pub struct MatrixTriangularSolve;
 
 #[op(
-    name = "Max",
-    input = "input: T",
-    input = "reduction_indices: Tidx",
-    output = "output: T",
-    attr = "keep_dims: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Max;
-
-#[op(
-    name = "MaxPool",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT",
-    attr = "ksize: list(int) >= 4",
-    attr = "strides: list(int) >= 4",
-    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-    attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"
-)]
-pub struct MaxPool;
-
-#[op(
-    name = "MaxPool3D",
-    input = "input: T",
-    output = "output: T",
-    attr = "ksize: list(int) >= 5",
-    attr = "strides: list(int) >= 5",
-    attr = "padding: {'SAME', 'VALID'}",
-    attr = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
-    attr = "T: {half, bfloat16, float}"
-)]
-pub struct MaxPool3D;
-
-#[op(
     name = "MaxPool3DGrad",
     input = "orig_input: TInput",
     input = "orig_output: TInput",
@@ -7296,26 +6706,6 @@ pub struct MaxPoolV2;
 pub struct MaxPoolWithArgmax;
 
 #[op(
-    name = "Maximum",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
-)]
-pub struct Maximum;
-
-#[op(
-    name = "Mean",
-    input = "input: T",
-    input = "reduction_indices: Tidx",
-    output = "output: T",
-    attr = "keep_dims: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Mean;
-
-#[op(
     name = "Merge",
     input = "inputs: N * T",
     output = "output: T",
@@ -7368,26 +6758,6 @@ pub struct MergeV2Checkpoints;
 pub struct Mfcc;
 
 #[op(
-    name = "Min",
-    input = "input: T",
-    input = "reduction_indices: Tidx",
-    output = "output: T",
-    attr = "keep_dims: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Min;
-
-#[op(
-    name = "Minimum",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
-)]
-pub struct Minimum;
-
-#[op(
     name = "MirrorPad",
     input = "input: T",
     input = "paddings: Tpaddings",
@@ -7435,16 +6805,6 @@ pub struct MlirPassthroughOp;
     attr = "T: {int32, int64, half, half, bfloat16, float, double}"
 )]
 pub struct Mod;
-
-#[op(
-    name = "Mul",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}",
-    commutative
-)]
-pub struct Mul;
 
 #[op(
     name = "MulNoNan",
@@ -7760,14 +7120,6 @@ pub struct Ndtri;
 pub struct NearestNeighbors;
 
 #[op(
-    name = "Neg",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
-)]
-pub struct Neg;
-
-#[op(
     name = "NegTrain",
     input = "w_in: Ref(float)",
     input = "w_out: Ref(float)",
@@ -7797,11 +7149,6 @@ pub struct NextAfter;
     attr = "T: type"
 )]
 pub struct NextIteration;
-
-#[op(
-    name = "NoOp"
-)]
-pub struct NoOp;
 
 #[op(
     name = "NonDeterministicInts",
@@ -7896,17 +7243,6 @@ pub struct NonMaxSuppressionWithOverlaps;
 pub struct None_;
 
 #[op(
-    name = "NotEqual",
-    input = "x: T",
-    input = "y: T",
-    output = "z: bool",
-    attr = "T: type",
-    attr = "incompatible_shape_error: bool = true",
-    commutative
-)]
-pub struct NotEqual;
-
-#[op(
     name = "NthElement",
     input = "input: T",
     input = "n: int32",
@@ -7923,19 +7259,6 @@ pub struct NthElement;
 pub struct Old;
 
 #[op(
-    name = "OneHot",
-    input = "indices: TI",
-    input = "depth: int32",
-    input = "on_value: T",
-    input = "off_value: T",
-    output = "output: T",
-    attr = "axis: int = -1",
-    attr = "T: type",
-    attr = "TI: {uint8, int8, int32, int64} = DT_INT64"
-)]
-pub struct OneHot;
-
-#[op(
     name = "OneShotIterator",
     output = "handle: resource",
     attr = "dataset_factory: func",
@@ -7946,14 +7269,6 @@ pub struct OneHot;
     stateful
 )]
 pub struct OneShotIterator;
-
-#[op(
-    name = "OnesLike",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool}"
-)]
-pub struct OnesLike;
 
 #[op(
     name = "OpWithDefaultAttr",
@@ -8157,26 +7472,6 @@ pub struct OutfeedEnqueue;
     stateful
 )]
 pub struct OutfeedEnqueueTuple;
-
-#[op(
-    name = "Pack",
-    input = "values: N * T",
-    output = "output: T",
-    attr = "N: int >= 1",
-    attr = "T: type",
-    attr = "axis: int = 0"
-)]
-pub struct Pack;
-
-#[op(
-    name = "Pad",
-    input = "input: T",
-    input = "paddings: Tpaddings",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tpaddings: {int32, int64} = DT_INT32"
-)]
-pub struct Pad;
 
 #[op(
     name = "PadV2",
@@ -8435,14 +7730,6 @@ pub struct ParseTensor;
 pub struct PartitionedCall;
 
 #[op(
-    name = "Placeholder",
-    output = "output: dtype",
-    attr = "dtype: type",
-    attr = "shape: shape = { unknown_rank: true }"
-)]
-pub struct Placeholder;
-
-#[op(
     name = "PlaceholderV2",
     output = "output: dtype",
     attr = "dtype: type",
@@ -8500,15 +7787,6 @@ pub struct PolymorphicOut;
 pub struct PopulationCount;
 
 #[op(
-    name = "Pow",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}"
-)]
-pub struct Pow;
-
-#[op(
     name = "Prelinearize",
     input = "input: dtype",
     output = "output: variant",
@@ -8527,15 +7805,6 @@ pub struct Prelinearize;
     attr = "layouts: list(int) = []"
 )]
 pub struct PrelinearizeTuple;
-
-#[op(
-    name = "PreventGradient",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "message: string = ''"
-)]
-pub struct PreventGradient;
 
 #[op(
     name = "Print",
@@ -8583,17 +7852,6 @@ pub struct PriorityQueue;
     stateful
 )]
 pub struct PriorityQueueV2;
-
-#[op(
-    name = "Prod",
-    input = "input: T",
-    input = "reduction_indices: Tidx",
-    output = "output: T",
-    attr = "keep_dims: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Prod;
 
 #[op(
     name = "PyFunc",
@@ -9960,24 +9218,6 @@ pub struct RandomUniform;
 pub struct RandomUniformInt;
 
 #[op(
-    name = "Range",
-    input = "start: Tidx",
-    input = "limit: Tidx",
-    input = "delta: Tidx",
-    output = "output: Tidx",
-    attr = "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = DT_INT32"
-)]
-pub struct Range;
-
-#[op(
-    name = "Rank",
-    input = "input: T",
-    output = "output: int32",
-    attr = "T: type"
-)]
-pub struct Rank;
-
-#[op(
     name = "ReadFile",
     input = "filename: string",
     output = "contents: string"
@@ -10126,23 +9366,6 @@ pub struct ReaderSerializeStateV2;
     attr = "Tout: {float, double} = DT_FLOAT"
 )]
 pub struct Real;
-
-#[op(
-    name = "RealDiv",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
-)]
-pub struct RealDiv;
-
-#[op(
-    name = "Reciprocal",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
-)]
-pub struct Reciprocal;
 
 #[op(
     name = "ReciprocalGrad",
@@ -10382,22 +9605,6 @@ pub struct Relayout;
 pub struct RelayoutLike;
 
 #[op(
-    name = "Relu",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8}"
-)]
-pub struct Relu;
-
-#[op(
-    name = "Relu6",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-)]
-pub struct Relu6;
-
-#[op(
     name = "Relu6Grad",
     input = "gradients: T",
     input = "features: T",
@@ -10500,16 +9707,6 @@ pub struct ReservedAttr;
 pub struct ReservedInput;
 
 #[op(
-    name = "Reshape",
-    input = "tensor: T",
-    input = "shape: Tshape",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tshape: {int32, int64} = DT_INT32"
-)]
-pub struct Reshape;
-
-#[op(
     name = "ResizeArea",
     input = "images: T",
     input = "size: int32",
@@ -10542,17 +9739,6 @@ pub struct ResizeBicubic;
 pub struct ResizeBicubicGrad;
 
 #[op(
-    name = "ResizeBilinear",
-    input = "images: T",
-    input = "size: int32",
-    output = "resized_images: float",
-    attr = "T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double, bfloat16}",
-    attr = "align_corners: bool = false",
-    attr = "half_pixel_centers: bool = false"
-)]
-pub struct ResizeBilinear;
-
-#[op(
     name = "ResizeBilinearGrad",
     input = "grads: float",
     input = "original_image: T",
@@ -10562,17 +9748,6 @@ pub struct ResizeBilinear;
     attr = "half_pixel_centers: bool = false"
 )]
 pub struct ResizeBilinearGrad;
-
-#[op(
-    name = "ResizeNearestNeighbor",
-    input = "images: T",
-    input = "size: int32",
-    output = "resized_images: T",
-    attr = "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}",
-    attr = "align_corners: bool = false",
-    attr = "half_pixel_centers: bool = false"
-)]
-pub struct ResizeNearestNeighbor;
 
 #[op(
     name = "ResizeNearestNeighborGrad",
@@ -11591,16 +10766,6 @@ pub struct Reverse;
 pub struct ReverseSequence;
 
 #[op(
-    name = "ReverseV2",
-    input = "tensor: T",
-    input = "axis: Tidx",
-    output = "output: T",
-    attr = "Tidx: {int32, int64} = DT_INT32",
-    attr = "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, double, complex64, complex128, string}"
-)]
-pub struct ReverseV2;
-
-#[op(
     name = "RightShift",
     input = "x: T",
     input = "y: T",
@@ -12117,14 +11282,6 @@ pub struct RngSkip;
 pub struct Roll;
 
 #[op(
-    name = "Round",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
-)]
-pub struct Round;
-
-#[op(
     name = "RpcCall",
     input = "client: resource",
     input = "method_name: string",
@@ -12194,14 +11351,6 @@ pub struct RpcServerRegister;
     stateful
 )]
 pub struct RpcServerStart;
-
-#[op(
-    name = "Rsqrt",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Rsqrt;
 
 #[op(
     name = "RsqrtGrad",
@@ -12688,26 +11837,6 @@ pub struct SegmentSum;
 pub struct SegmentSumV2;
 
 #[op(
-    name = "Select",
-    input = "condition: bool",
-    input = "t: T",
-    input = "e: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct Select;
-
-#[op(
-    name = "SelectV2",
-    input = "condition: bool",
-    input = "t: T",
-    input = "e: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct SelectV2;
-
-#[op(
     name = "SelfAdjointEig",
     input = "input: T",
     output = "output: T",
@@ -12725,14 +11854,6 @@ pub struct SelfAdjointEig;
     attr = "T: {double, float, half, complex64, complex128}"
 )]
 pub struct SelfAdjointEigV2;
-
-#[op(
-    name = "Selu",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct Selu;
 
 #[op(
     name = "SeluGrad",
@@ -12818,16 +11939,6 @@ pub struct SerializeTensor;
 pub struct SetSize;
 
 #[op(
-    name = "ShapeN",
-    input = "input: N * T",
-    output = "output: N * out_type",
-    attr = "N: int >= 1",
-    attr = "T: type",
-    attr = "out_type: {int32, int64} = DT_INT32"
-)]
-pub struct ShapeN;
-
-#[op(
     name = "ShardedFilename",
     input = "basename: string",
     input = "shard: int32",
@@ -12858,14 +11969,6 @@ pub struct ShutdownDistributedTPU;
 pub struct ShutdownTPUSystem;
 
 #[op(
-    name = "Sigmoid",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Sigmoid;
-
-#[op(
     name = "SigmoidGrad",
     input = "y: T",
     input = "dy: T",
@@ -12873,14 +11976,6 @@ pub struct Sigmoid;
     attr = "T: {bfloat16, half, float, double, complex64, complex128}"
 )]
 pub struct SigmoidGrad;
-
-#[op(
-    name = "Sign",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"
-)]
-pub struct Sign;
 
 #[op(
     name = "Simple",
@@ -12897,29 +11992,12 @@ pub struct Simple;
 pub struct SimpleStruct;
 
 #[op(
-    name = "Sin",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Sin;
-
-#[op(
     name = "Sinh",
     input = "x: T",
     output = "y: T",
     attr = "T: {bfloat16, half, float, double, complex64, complex128}"
 )]
 pub struct Sinh;
-
-#[op(
-    name = "Size",
-    input = "input: T",
-    output = "output: out_type",
-    attr = "T: type",
-    attr = "out_type: {int32, int64} = DT_INT32"
-)]
-pub struct Size;
 
 #[op(
     name = "Skipgram",
@@ -12958,25 +12036,6 @@ pub struct SleepIdentityOp;
 pub struct SleepOp;
 
 #[op(
-    name = "Slice",
-    input = "input: T",
-    input = "begin: Index",
-    input = "size: Index",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Index: {int32, int64}"
-)]
-pub struct Slice;
-
-#[op(
-    name = "Snapshot",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct Snapshot;
-
-#[op(
     name = "SobolSample",
     input = "dim: int32",
     input = "num_results: int32",
@@ -12985,14 +12044,6 @@ pub struct Snapshot;
     attr = "dtype: {float, double} = DT_FLOAT"
 )]
 pub struct SobolSample;
-
-#[op(
-    name = "Softmax",
-    input = "logits: T",
-    output = "softmax: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct Softmax;
 
 #[op(
     name = "SoftmaxCrossEntropyWithLogits",
@@ -13005,14 +12056,6 @@ pub struct Softmax;
 pub struct SoftmaxCrossEntropyWithLogits;
 
 #[op(
-    name = "Softplus",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct Softplus;
-
-#[op(
     name = "SoftplusGrad",
     input = "gradients: T",
     input = "features: T",
@@ -13020,14 +12063,6 @@ pub struct Softplus;
     attr = "T: {half, bfloat16, float, double}"
 )]
 pub struct SoftplusGrad;
-
-#[op(
-    name = "Softsign",
-    input = "features: T",
-    output = "activations: T",
-    attr = "T: {half, bfloat16, float, double}"
-)]
-pub struct Softsign;
 
 #[op(
     name = "SoftsignGrad",
@@ -14022,16 +13057,6 @@ pub struct SparseToSparseSetOperation;
 pub struct Spence;
 
 #[op(
-    name = "Split",
-    input = "split_dim: int32",
-    input = "value: T",
-    output = "output: num_split * T",
-    attr = "num_split: int >= 1",
-    attr = "T: type"
-)]
-pub struct Split;
-
-#[op(
     name = "SplitDedupData",
     input = "input: variant",
     output = "integer_tensor: integer_type",
@@ -14044,26 +13069,6 @@ pub struct Split;
 pub struct SplitDedupData;
 
 #[op(
-    name = "SplitV",
-    input = "value: T",
-    input = "size_splits: Tlen",
-    input = "split_dim: int32",
-    output = "output: num_split * T",
-    attr = "num_split: int >= 1",
-    attr = "T: type",
-    attr = "Tlen: {int8, int32, int64} = DT_INT64"
-)]
-pub struct SplitV;
-
-#[op(
-    name = "Sqrt",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Sqrt;
-
-#[op(
     name = "SqrtGrad",
     input = "y: T",
     input = "dy: T",
@@ -14071,33 +13076,6 @@ pub struct Sqrt;
     attr = "T: {bfloat16, half, float, double, complex64, complex128}"
 )]
 pub struct SqrtGrad;
-
-#[op(
-    name = "Square",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
-)]
-pub struct Square;
-
-#[op(
-    name = "SquaredDifference",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
-    commutative
-)]
-pub struct SquaredDifference;
-
-#[op(
-    name = "Squeeze",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "squeeze_dims: list(int) >= 0 = []"
-)]
-pub struct Squeeze;
 
 #[op(
     name = "Stack",
@@ -14662,14 +13640,6 @@ pub struct StatsAggregatorSummary;
 pub struct StochasticCastToInt;
 
 #[op(
-    name = "StopGradient",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct StopGradient;
-
-#[op(
     name = "StoreMinibatchStatisticsInFdo",
     input = "program_key: string",
     input = "max_ids: int32",
@@ -14683,23 +13653,6 @@ pub struct StopGradient;
     stateful
 )]
 pub struct StoreMinibatchStatisticsInFdo;
-
-#[op(
-    name = "StridedSlice",
-    input = "input: T",
-    input = "begin: Index",
-    input = "end: Index",
-    input = "strides: Index",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Index: {int16, int32, int64}",
-    attr = "begin_mask: int = 0",
-    attr = "end_mask: int = 0",
-    attr = "ellipsis_mask: int = 0",
-    attr = "new_axis_mask: int = 0",
-    attr = "shrink_axis_mask: int = 0"
-)]
-pub struct StridedSlice;
 
 #[op(
     name = "StridedSliceAssign",
@@ -14876,15 +13829,6 @@ pub struct StringUpper;
 pub struct StubResourceHandleOp;
 
 #[op(
-    name = "Sub",
-    input = "x: T",
-    input = "y: T",
-    output = "z: T",
-    attr = "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}"
-)]
-pub struct Sub;
-
-#[op(
     name = "Substr",
     input = "input: string",
     input = "pos: T",
@@ -14894,17 +13838,6 @@ pub struct Sub;
     attr = "unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"
 )]
 pub struct Substr;
-
-#[op(
-    name = "Sum",
-    input = "input: T",
-    input = "reduction_indices: Tidx",
-    output = "output: T",
-    attr = "keep_dims: bool = false",
-    attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64}",
-    attr = "Tidx: {int32, int64} = DT_INT32"
-)]
-pub struct Sum;
 
 #[op(
     name = "SummaryWriter",
@@ -15178,14 +14111,6 @@ pub struct TakeManySparseFromTensorsMap;
     attr = "T: {bfloat16, half, float, double, complex64, complex128}"
 )]
 pub struct Tan;
-
-#[op(
-    name = "Tanh",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: {bfloat16, half, float, double, complex64, complex128}"
-)]
-pub struct Tanh;
 
 #[op(
     name = "TanhGrad",
@@ -15882,16 +14807,6 @@ pub struct ThreadPoolHandle;
 pub struct ThreadUnsafeUnigramCandidateSampler;
 
 #[op(
-    name = "Tile",
-    input = "input: T",
-    input = "multiples: Tmultiples",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tmultiples: {int32, int64} = DT_INT32"
-)]
-pub struct Tile;
-
-#[op(
     name = "TileGrad",
     input = "input: T",
     input = "multiples: int32",
@@ -15938,19 +14853,6 @@ pub struct TopK;
 pub struct TopKUnique;
 
 #[op(
-    name = "TopKV2",
-    input = "input: T",
-    input = "k: Tk",
-    output = "values: T",
-    output = "indices: index_type",
-    attr = "sorted: bool = true",
-    attr = "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}",
-    attr = "Tk: {int16, int32, int64} = DT_INT32",
-    attr = "index_type: {int16, int32, int64} = DT_INT32"
-)]
-pub struct TopKV2;
-
-#[op(
     name = "TopKWithUnique",
     input = "input: float",
     output = "topk: float",
@@ -15965,16 +14867,6 @@ pub struct TopKWithUnique;
     output = "proto_keys: string"
 )]
 pub struct TpuHandleToProtoKey;
-
-#[op(
-    name = "Transpose",
-    input = "x: T",
-    input = "perm: Tperm",
-    output = "y: T",
-    attr = "T: type",
-    attr = "Tperm: {int32, int64} = DT_INT32"
-)]
-pub struct Transpose;
 
 #[op(
     name = "TridiagonalMatMul",
@@ -16448,16 +15340,6 @@ pub struct UniqueWithCounts;
     attr = "out_idx: {int32, int64} = DT_INT32"
 )]
 pub struct UniqueWithCountsV2;
-
-#[op(
-    name = "Unpack",
-    input = "value: T",
-    output = "output: num * T",
-    attr = "num: int >= 0",
-    attr = "T: type",
-    attr = "axis: int = 0"
-)]
-pub struct Unpack;
 
 #[op(
     name = "UnravelIndex",
@@ -18085,14 +16967,6 @@ pub struct Xlog1py;
     attr = "T: {half, bfloat16, float, double, complex64, complex128}"
 )]
 pub struct Xlogy;
-
-#[op(
-    name = "ZerosLike",
-    input = "x: T",
-    output = "y: T",
-    attr = "T: type"
-)]
-pub struct ZerosLike;
 
 #[op(
     name = "Zeta",

@@ -1,6 +1,7 @@
 //! TensorFlow at scale: every op of TensorFlow 2.21's registry that spec
 //! strings can express (1,736 of its 1,908), declared with
-//! [`#[op]`](macro@registry_core::op) and registered in the op registry.
+//! [`#[op]`](macro@registry_core::op) and registered in the op registry:
+//! the standard op set's, re-exported, and the rest, generated.
 //!
 //! The declarations are generated from `conformance/tf_registry_2_21.json`
 //! by the `tf-registry-ops-gen` package (`tf-ops/gen`) into
@@ -23,12 +24,24 @@
 //! assert!(Send_::op_def().is_stateful);
 //! ```
 //!
+//! Each op is declared once: the standard op set (`opreg-standard-ops`,
+//! whose declarations carry the shape functions the executor needs) is
+//! re-exported here and left out of the generated set, so linking both
+//! crates registers no op twice.
+//!
+//! ```
+//! use std::any::TypeId;
+//! assert_eq!(
+//!     TypeId::of::<tf_registry_ops::MatMul>(),
+//!     TypeId::of::<opreg_standard_ops::MatMul>()
+//! );
+//! ```
+//!
 //! The ops register themselves (through `inventory`) in every program that
-//! links this crate. Within this workspace the standard op set of
-//! `registry-core` (its default `standard-ops` feature) also defines 54 of
-//! these ops; a registry holding both reports those 54 as duplicates.
+//! links this crate.
 
 #[rustfmt::skip]
 mod generated;
 
 pub use generated::*;
+pub use opreg_standard_ops::ops::{array::*, control::*, logic::*, math::*, nn::*, reduce::*};

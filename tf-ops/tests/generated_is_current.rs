@@ -5,7 +5,9 @@ mod common;
 
 #[test]
 fn generated_rs_is_current() {
-    let expected = tf_registry_ops_gen::generate(&common::registry_json()).unwrap();
+    let expected =
+        tf_registry_ops_gen::generate(&common::registry_json(), &opreg_standard_ops::NAMES)
+            .unwrap();
     let path = tf_registry_ops_gen::generated_rs_path();
     let actual = std::fs::read_to_string(&path).unwrap();
     if actual != expected {

@@ -10,10 +10,13 @@
 //! let json = r#"[{"name": "Namespace>Op", "inputs": ["x: T"], "outputs": ["y: T"],
 //!     "attrs": ["T: type"], "flags": ["stateful"], "control_outputs": [],
 //!     "deprecated": {"version": 8, "explanation": "Use \"Other\"."}}]"#;
-//! let code = tf_registry_ops_gen::generate(json).unwrap();
+//! let code = tf_registry_ops_gen::generate(json, &[]).unwrap();
 //! assert!(code.contains("#[op(\n    name = \"Namespace>Op\",\n    input = \"x: T\",\n"));
 //! assert!(code.contains("    deprecated(version = 8, explanation = \"Use \\\"Other\\\".\")\n)]"));
 //! assert!(code.contains("pub struct Namespace_Op;"));
+//! // An op declared elsewhere (the standard op set) is left out.
+//! let code = tf_registry_ops_gen::generate(json, &["Namespace>Op"]).unwrap();
+//! assert!(!code.contains("pub struct"));
 //! ```
 
 use std::collections::HashSet;
@@ -139,13 +142,16 @@ fn lit(s: &str) -> String {
     format!("{s:?}")
 }
 
-/// Generates `generated.rs` from the JSON array of cases.
+/// Generates `generated.rs` from the JSON array of cases, less the ops
+/// named in `declared_elsewhere` (the standard op set, which
+/// `opreg-standard-ops` declares, with shape functions, and this crate
+/// re-exports: every op is declared once).
 ///
-/// Every case becomes `#[op(name = ..., input = ..., output = ..., attr =
+/// Every other case becomes `#[op(name = ..., input = ..., output = ..., attr =
 /// ..., control_output = ..., flags, deprecated(...))] pub struct ...;` with
 /// the specs in the case's order. Fails on malformed JSON, an unknown flag, a
 /// case that does not expect an OpDef, or two ops mapping to one struct name.
-pub fn generate(json: &str) -> Result<String, String> {
+pub fn generate(json: &str, declared_elsewhere: &[&str]) -> Result<String, String> {
     let cases: Value = serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;
     let cases = cases
         .as_array()
@@ -157,8 +163,10 @@ pub fn generate(json: &str) -> Result<String, String> {
          \n\
          //! Every op of TensorFlow 2.21's registry that spec strings express, one\n\
          //! `#[op]` struct each, named like the op (see the crate docs for the\n\
-         //! exceptions). They carry no doc comments: the doc comment of an op is\n\
-         //! its TF Doc text, and TF's registry has none.\n\
+         //! exceptions), except the standard op set, declared by\n\
+         //! `opreg-standard-ops` and re-exported by the crate. They carry no doc\n\
+         //! comments: the doc comment of an op is its TF Doc text, and TF's\n\
+         //! registry has none.\n\
          \n\
          #![allow(missing_docs, non_camel_case_types, clippy::upper_case_acronyms)]\n\
          \n\
@@ -174,6 +182,9 @@ pub fn generate(json: &str) -> Result<String, String> {
             .is_some_and(|e| e.get("op_def_pb_b64").is_none())
         {
             return Err(format!("case {index} ({name}): does not expect an OpDef"));
+        }
+        if declared_elsewhere.contains(&name) {
+            continue;
         }
         let ident = struct_name(name);
         if !seen.insert(ident.clone()) {
