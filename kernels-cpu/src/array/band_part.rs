@@ -44,8 +44,7 @@ impl ElementOp for BandPlan {
     op = MatrixBandPart,
     device = CPU,
     T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
-         uint16, uint32, uint64, uint8],
-    Tindex = [int32, int64]
+         uint16, uint32, uint64, uint8]
 )]
 fn matrix_band_part(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let checked = band(ctx.input(0)?.shape(), ctx.input(1)?, ctx.input(2)?)?;

@@ -17,8 +17,7 @@ use opreg_op_logic::broadcast_to::{BroadcastTo as Checked, broadcast_to};
     op = BroadcastTo,
     device = CPU,
     T = [bfloat16, bool, complex128, complex64, double, float, float8_e4m3fn, float8_e5m2, half,
-         int16, int32, int64, int8, string, uint16, uint32, uint64, uint8],
-    Tidx = [int32, int64]
+         int16, int32, int64, int8, string, uint16, uint32, uint64, uint8]
 )]
 fn broadcast_to_kernel(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;

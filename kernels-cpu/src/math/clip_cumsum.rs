@@ -85,13 +85,12 @@ fn clip_by_value<T: ClipElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), Ke
 }
 
 /// `Cumsum` on the CPU, for every type TF's CPU kernel has; `axis` is a
-/// host scalar.
+/// scalar.
 #[kernel(
     op = Cumsum,
     device = CPU,
     T = [realnumbertype, complex64, complex128],
-    Tidx = [int32, int64],
-    host_memory = ["axis"]
+    Tidx = [int32, int64]
 )]
 #[derive(Debug)]
 pub struct CumsumKernel<T> {

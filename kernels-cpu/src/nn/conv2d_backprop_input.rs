@@ -21,12 +21,25 @@ use registry_core::tensor::Tensor;
 use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
 use crate::numeric::Number;
 
-/// `Conv2DBackpropInput` on the CPU (NHWC).
+/// `Conv2DBackpropInput` on the CPU (NHWC), also under TF's kernel labels
+/// `custom` and `eigen_tensor` (a node's `_kernel` attr picks one; all are
+/// this implementation).
+#[kernel(
+    op = Conv2DBackpropInput,
+    device = CPU,
+    T = [half, bfloat16, float, double, int32]
+)]
 #[kernel(
     op = Conv2DBackpropInput,
     device = CPU,
     T = [half, bfloat16, float, double, int32],
-    host_memory = ["input_sizes"]
+    label = "custom"
+)]
+#[kernel(
+    op = Conv2DBackpropInput,
+    device = CPU,
+    T = [half, bfloat16, float, double, int32],
+    label = "eigen_tensor"
 )]
 #[derive(Debug)]
 pub struct Conv2DBackpropInputKernel<T> {

@@ -247,15 +247,13 @@ impl<const AND: bool> Reducer for LogicalReducer<AND> {
     op = Min,
     device = CPU,
     T = realnumbertype,
-    Tidx = [int32, int64],
-    host_memory = ["reduction_indices"]
+    Tidx = [int32, int64]
 )]
 #[kernel(
     op = Prod,
     device = CPU,
     T = [realnumbertype, complex64, complex128],
-    Tidx = [int32, int64],
-    host_memory = ["reduction_indices"]
+    Tidx = [int32, int64]
 )]
 #[derive(Debug)]
 pub struct MinProdKernel<T> {
