@@ -1,7 +1,8 @@
 //! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
 //! ops every opreg backend defines and runs: the list in `graphs/README.md`
 //! and the array ops added to it since (identities, shapes, fills, ranges,
-//! splits, reversals, gathers, band parts, top-k; see [`NAMES`]).
+//! splits, reversals, gathers, band parts, top-k, paddings, space/batch/depth
+//! rearrangements; see [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -53,10 +54,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 112);
+/// assert_eq!(NAMES.len(), 118);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 112] = [
+pub const NAMES: [&str; 118] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -67,6 +68,7 @@ pub const NAMES: [&str; 112] = [
     "AvgPool",
     "BatchMatMulV2",
     "BatchMatMulV3",
+    "BatchToSpaceND",
     "BiasAdd",
     "BroadcastTo",
     "Cast",
@@ -78,6 +80,7 @@ pub const NAMES: [&str; 112] = [
     "Conv2DBackpropInput",
     "Cos",
     "Cumsum",
+    "DepthToSpace",
     "DepthwiseConv2dNative",
     "Einsum",
     "Elu",
@@ -115,6 +118,7 @@ pub const NAMES: [&str; 112] = [
     "Mean",
     "Min",
     "Minimum",
+    "MirrorPad",
     "Mul",
     "Neg",
     "NoOp",
@@ -123,6 +127,7 @@ pub const NAMES: [&str; 112] = [
     "OnesLike",
     "Pack",
     "Pad",
+    "PadV2",
     "Placeholder",
     "Pow",
     "PreventGradient",
@@ -153,6 +158,8 @@ pub const NAMES: [&str; 112] = [
     "Softmax",
     "Softplus",
     "Softsign",
+    "SpaceToBatchND",
+    "SpaceToDepth",
     "Split",
     "SplitV",
     "Sqrt",

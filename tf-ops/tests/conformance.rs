@@ -112,7 +112,7 @@ fn standard_ops_are_the_only_duplicates() {
     };
     assert_eq!(
         standard.len(),
-        73,
+        79,
         "the standard op set is on, with {standard:?}"
     );
     let mut reported = BTreeSet::new();

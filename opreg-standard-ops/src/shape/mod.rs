@@ -19,6 +19,8 @@
 //! | DepthwiseConv2dNative, Conv2DBackpropInput, AvgPool | [`depthwise_conv2d_native`], [`conv2d_backprop_input`], [`avg_pool`] |
 //! | ResizeBilinear, ResizeNearestNeighbor | [`resize`] |
 //! | All, Any, Max, Mean, Min, Prod, Sum | [`reduction`] |
+//! | Pad, PadV2, MirrorPad | [`pad`] |
+//! | SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth | [`space_to_batch_nd`], [`batch_to_space_nd`], [`depth_to_space`], [`space_to_depth`] |
 //! | ArgMax, ArgMin | [`arg_max`] |
 //! | the others | this module, one function per op |
 
@@ -29,12 +31,14 @@ mod math;
 mod matmul;
 mod nn;
 mod reduce;
+mod space;
 mod strided_slice;
 
 pub use conv::{avg_pool, conv2d, conv2d_backprop_input, depthwise_conv2d_native, max_pool};
 pub use einsum::einsum;
 pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
+pub use space::{batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth};
 
 pub use array::{
     broadcast_to, const_op, expand_dims, fill, gather_nd, gather_v2, identity_n, one_hot, pack,
