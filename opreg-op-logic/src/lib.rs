@@ -23,7 +23,8 @@
 //! - [`axes`]: reduction axes (Sum, Mean, Max, ArgMax).
 //! - [`strided`]: the strided gather behind the layout ops, proved in bounds.
 //! - [`gather`]: `GatherV2`'s checks and geometry.
-//! - [`pad`]: `Pad`'s paddings and output shape.
+//! - [`pad`]: `Pad`'s, `PadV2`'s and `MirrorPad`'s paddings and output
+//!   shape, the mirror modes.
 //! - [`tile`]: `Tile`'s multiples and output shape.
 //! - [`one_hot`]: `OneHot`'s checks and geometry.
 //! - [`constant`]: `Const`'s value checked against its dtype.
@@ -41,6 +42,10 @@
 //! - [`gather_nd`]: `GatherNd`'s checks, geometry and index policy.
 //! - [`band_part`]: `MatrixBandPart`'s checks and band.
 //! - [`top_k`]: `TopKV2`'s checks and geometry.
+//! - [`space_batch`]: `SpaceToBatchND`'s and `BatchToSpaceND`'s checks and
+//!   block geometry.
+//! - [`depth_space`]: `DepthToSpace`'s and `SpaceToDepth`'s checks and
+//!   geometry.
 
 pub mod add_n;
 pub mod axes;
@@ -52,6 +57,7 @@ pub mod broadcast_to;
 pub mod concat;
 pub mod constant;
 pub mod conv;
+pub mod depth_space;
 pub mod einsum;
 pub mod fill;
 pub mod format;
@@ -67,6 +73,7 @@ pub mod reverse;
 pub mod select;
 pub mod shape_of;
 pub mod slice;
+pub mod space_batch;
 pub mod split;
 pub mod strided;
 pub mod strided_slice;

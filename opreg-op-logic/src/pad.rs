@@ -1,6 +1,7 @@
-//! `Pad`'s checks of `paddings` (TF's `PadOp`, with its messages), the
-//! output's shape, and the padding simplified (dimensions without padding
-//! merged), shared by the CPU and GPU kernels.
+//! `Pad`'s, `PadV2`'s and `MirrorPad`'s checks of `paddings` (TF's
+//! `PadOp` and `MirrorPadOp`, with their messages), the output's shape, the
+//! padding simplified (dimensions without padding merged) and the mirror
+//! modes, shared by the CPU and GPU kernels.
 //!
 //! ```
 //! use opreg_op_logic::pad::{merge_unpadded, padding};
@@ -40,9 +41,155 @@ pub struct Padding {
     pub out_shape: TensorShape,
 }
 
+/// How one op words `paddings`' complaints: TF's `PadOp` and
+/// `MirrorPadOp` differ by a character or two.
+struct Wording {
+    /// Between the two shapes of the rank mismatch message.
+    rank_separator: &'static str,
+    /// Starts the message about a negative padding.
+    negative: &'static str,
+}
+
+/// `Pad`'s and `PadV2`'s wording.
+const PAD: Wording = Wording {
+    rank_separator: " ",
+    negative: "Paddings must be non-negative",
+};
+
+/// `MirrorPad`'s wording.
+const MIRROR_PAD: Wording = Wording {
+    rank_separator: ", ",
+    negative: "paddings must be non-negative",
+};
+
 /// Checks `paddings` (a host integer tensor of shape `[rank, 2]`) against
-/// an input of shape `input`, with TF's messages.
+/// an input of shape `input`, with TF's messages (`Pad` and `PadV2`).
 pub fn padding(input: &TensorShape, paddings: &Tensor) -> Result<Padding, KernelError> {
+    checked_padding(input, paddings, &PAD, |_, _, _, _| Ok(()))
+}
+
+/// `PadV2`'s check of `constant_values` (after the paddings' checks, as
+/// TF's `PadOp` orders them): it must be a scalar.
+pub fn check_constant_values(constant_values: &TensorShape) -> Result<(), KernelError> {
+    registry_core::kernel_ensure!(
+        constant_values.rank() == 0,
+        "constant_values must be a scalar. Found: {constant_values}"
+    );
+    Ok(())
+}
+
+/// `MirrorPad`'s `mode` (TF's `MirrorPadMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MirrorMode {
+    /// The border is not repeated: `[1, 2, 3]` padded by 2 before is
+    /// `[3, 2, 1, 2, 3]`.
+    Reflect,
+    /// The border is repeated: `[1, 2, 3]` padded by 2 before is
+    /// `[2, 1, 1, 2, 3]`.
+    Symmetric,
+}
+
+impl MirrorMode {
+    /// Parses the `mode` attr.
+    ///
+    /// ```
+    /// use opreg_op_logic::pad::MirrorMode;
+    /// assert_eq!(MirrorMode::parse("REFLECT").unwrap(), MirrorMode::Reflect);
+    /// assert!(MirrorMode::parse("CONSTANT").is_err());
+    /// ```
+    pub fn parse(mode: &str) -> Result<Self, KernelError> {
+        match mode {
+            "REFLECT" => Ok(Self::Reflect),
+            "SYMMETRIC" => Ok(Self::Symmetric),
+            _ => Err(KernelError::invalid_argument(
+                "mode must be either REFLECT or SYMMETRIC.",
+            )),
+        }
+    }
+
+    /// TF's `offset_`: 1 when the border is not repeated (`REFLECT`), 0
+    /// when it is (`SYMMETRIC`).
+    pub fn offset(self) -> usize {
+        match self {
+            Self::Reflect => 1,
+            Self::Symmetric => 0,
+        }
+    }
+
+    /// The input index that output index `out` of a dimension mirrors
+    /// (`out` counted from the start of the padded dimension).
+    ///
+    /// ```
+    /// use opreg_op_logic::pad::{MirrorMode, PadDim};
+    /// let d = PadDim { size: 3, before: 2, out: 7 };
+    /// let reflect: Vec<_> = (0..7).map(|o| MirrorMode::Reflect.source(&d, o)).collect();
+    /// assert_eq!(reflect, [2, 1, 0, 1, 2, 1, 0]);
+    /// let symmetric: Vec<_> = (0..7).map(|o| MirrorMode::Symmetric.source(&d, o)).collect();
+    /// assert_eq!(symmetric, [1, 0, 0, 1, 2, 2, 1]);
+    /// ```
+    pub fn source(self, dim: &PadDim, out: usize) -> usize {
+        let offset = self.offset();
+        if out < dim.before {
+            // Mirrored about the first element (REFLECT) or before it.
+            dim.before - out - 1 + offset
+        } else if out < dim.before + dim.size {
+            out - dim.before
+        } else {
+            // Mirrored about the last element (REFLECT) or after it.
+            let past = out - dim.before - dim.size;
+            dim.size - 1 - past - offset
+        }
+    }
+}
+
+/// The most dimensions `MirrorPad` pads (TF's `kMaxDims`).
+pub const MIRROR_PAD_MAX_RANK: usize = 5;
+
+/// `MirrorPad`'s checks (TF's `MirrorPadOp`, its messages, in its order):
+/// a rank of at most 5, `paddings` of shape `[rank, 2]`, each padding
+/// non-negative and less than its dimension (`REFLECT`) or at most it
+/// (`SYMMETRIC`).
+pub fn mirror_padding(
+    input: &TensorShape,
+    paddings: &Tensor,
+    mode: MirrorMode,
+) -> Result<Padding, KernelError> {
+    let rank = input.rank();
+    if rank > MIRROR_PAD_MAX_RANK {
+        return Err(KernelError::unimplemented(format!(
+            "inputs rank not in [0,{MIRROR_PAD_MAX_RANK}]: {rank}"
+        )));
+    }
+    checked_padding(input, paddings, &MIRROR_PAD, |_, before, after, size| {
+        let (b, a) = (before.unsigned_abs(), after.unsigned_abs());
+        let size64 = u64::try_from(size).unwrap_or(u64::MAX);
+        match mode {
+            MirrorMode::Symmetric if b > size64 || a > size64 => {
+                Err(KernelError::invalid_argument(format!(
+                    "paddings must be no greater than the dimension size: {before}, {after} \
+                     greater than {size}"
+                )))
+            }
+            MirrorMode::Reflect if b >= size64 || a >= size64 => {
+                Err(KernelError::invalid_argument(format!(
+                    "paddings must be less than the dimension size: {before}, {after} not less \
+                     than {size}"
+                )))
+            }
+            _ => Ok(()),
+        }
+    })
+}
+
+/// The checks `Pad`, `PadV2` and `MirrorPad` share, in TF's order, with
+/// `extra(dimension, before, after, size)` run on each dimension once its
+/// paddings are known to be non-negative.
+fn checked_padding(
+    input: &TensorShape,
+    paddings: &Tensor,
+    wording: &Wording,
+    extra: impl Fn(usize, i64, i64, usize) -> Result<(), KernelError>,
+) -> Result<Padding, KernelError> {
     let pshape = paddings.shape();
     registry_core::kernel_ensure!(
         pshape.rank() == 2 && pshape.dims()[1] == 2,
@@ -51,7 +198,8 @@ pub fn padding(input: &TensorShape, paddings: &Tensor) -> Result<Padding, Kernel
     let rank = input.rank();
     registry_core::kernel_ensure!(
         rank == pshape.dims()[0],
-        "The first dimension of paddings must be the rank of inputs{pshape} {input}"
+        "The first dimension of paddings must be the rank of inputs{pshape}{}{input}",
+        wording.rank_separator
     );
     let values = int_values(paddings)?;
     let mut dims: SmallVec<[PadDim; 8]> = SmallVec::with_capacity(rank);
@@ -59,9 +207,11 @@ pub fn padding(input: &TensorShape, paddings: &Tensor) -> Result<Padding, Kernel
         let (before, after) = (pair[0], pair[1]);
         let (Some(b), Some(a)) = (to_dim(before), to_dim(after)) else {
             return Err(KernelError::invalid_argument(format!(
-                "Paddings must be non-negative: {before} {after}"
+                "{}: {before} {after}",
+                wording.negative
             )));
         };
+        extra(d, before, after, size)?;
         let out = b
             .checked_add(size)
             .and_then(|n| n.checked_add(a))
@@ -154,6 +304,49 @@ mod tests {
                 i64::MAX
             )
         );
+    }
+
+    #[test]
+    fn mirror_paddings_are_checked_as_tf_does() {
+        let m = |dims: &[usize], p: &Tensor, mode| {
+            mirror_padding(&shape(dims), p, mode)
+                .map(|p| p.out_shape.dims().to_vec())
+                .map_err(|e| e.to_string())
+        };
+        let p = Tensor::from_vec([2, 2], vec![2i32, 2, 1, 0]).unwrap();
+        assert_eq!(m(&[3, 4], &p, MirrorMode::Reflect), Ok(vec![7, 5]));
+        let p = Tensor::from_vec([2, 2], vec![3i64, 0, 0, 0]).unwrap();
+        assert_eq!(
+            m(&[3, 4], &p, MirrorMode::Reflect).unwrap_err(),
+            "paddings must be less than the dimension size: 3, 0 not less than 3"
+        );
+        assert_eq!(m(&[3, 4], &p, MirrorMode::Symmetric), Ok(vec![6, 4]));
+        let p = Tensor::from_vec([2, 2], vec![0i32, 4, 0, 0]).unwrap();
+        assert_eq!(
+            m(&[3, 4], &p, MirrorMode::Symmetric).unwrap_err(),
+            "paddings must be no greater than the dimension size: 0, 4 greater than 3"
+        );
+        let p = Tensor::from_vec([2, 2], vec![-1i32, 0, 0, 0]).unwrap();
+        assert_eq!(
+            m(&[3, 4], &p, MirrorMode::Reflect).unwrap_err(),
+            "paddings must be non-negative: -1 0"
+        );
+        let p = Tensor::from_vec([1, 2], vec![0i32, 0]).unwrap();
+        assert_eq!(
+            m(&[3, 4], &p, MirrorMode::Reflect).unwrap_err(),
+            "The first dimension of paddings must be the rank of inputs[1,2], [3,4]"
+        );
+        let p = Tensor::from_vec([6, 2], vec![0i32; 12]).unwrap();
+        assert_eq!(
+            m(&[1; 6], &p, MirrorMode::Reflect).unwrap_err(),
+            "inputs rank not in [0,5]: 6"
+        );
+        assert!(MirrorMode::parse("CONSTANT").is_err());
+        assert_eq!(
+            check_constant_values(&shape(&[2])).unwrap_err().to_string(),
+            "constant_values must be a scalar. Found: [2]"
+        );
+        assert!(check_constant_values(&shape(&[])).is_ok());
     }
 
     #[test]

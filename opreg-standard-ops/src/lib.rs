@@ -1,7 +1,8 @@
 //! The standard op set: TensorFlow 2.21's definitions, byte for byte, of the
 //! ops every opreg backend defines and runs: the list in `graphs/README.md`
 //! and the array ops added to it since (identities, shapes, fills, ranges,
-//! splits, reversals, gathers, band parts, top-k; see [`NAMES`]).
+//! splits, reversals, gathers, band parts, top-k, paddings, space/batch/depth
+//! rearrangements; see [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -53,10 +54,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 115);
+/// assert_eq!(NAMES.len(), 121);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 115] = [
+pub const NAMES: [&str; 121] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -68,6 +69,7 @@ pub const NAMES: [&str; 115] = [
     "AvgPool3D",
     "BatchMatMulV2",
     "BatchMatMulV3",
+    "BatchToSpaceND",
     "BiasAdd",
     "BroadcastTo",
     "Cast",
@@ -80,6 +82,7 @@ pub const NAMES: [&str; 115] = [
     "Conv3D",
     "Cos",
     "Cumsum",
+    "DepthToSpace",
     "DepthwiseConv2dNative",
     "Einsum",
     "Elu",
@@ -118,6 +121,7 @@ pub const NAMES: [&str; 115] = [
     "Mean",
     "Min",
     "Minimum",
+    "MirrorPad",
     "Mul",
     "Neg",
     "NoOp",
@@ -126,6 +130,7 @@ pub const NAMES: [&str; 115] = [
     "OnesLike",
     "Pack",
     "Pad",
+    "PadV2",
     "Placeholder",
     "Pow",
     "PreventGradient",
@@ -156,6 +161,8 @@ pub const NAMES: [&str; 115] = [
     "Softmax",
     "Softplus",
     "Softsign",
+    "SpaceToBatchND",
+    "SpaceToDepth",
     "Split",
     "SplitV",
     "Sqrt",

@@ -15,14 +15,7 @@ use registry_core::device::DEVICE_CPU;
 
 /// Ops of the data that have no CPU kernel in this build yet (checked:
 /// each must really have none, so the list cannot go stale).
-const NOT_YET: &[&str] = &[
-    "SpaceToBatchND",
-    "BatchToSpaceND",
-    "DepthToSpace",
-    "SpaceToDepth",
-    "MirrorPad",
-    "PadV2",
-];
+const NOT_YET: &[&str] = &[];
 
 /// Cases where opreg knowingly differs from TF 2.21 (each must still
 /// differ, so the list cannot go stale), with why.

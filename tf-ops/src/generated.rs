@@ -1241,18 +1241,6 @@ pub struct BatchSvd;
 pub struct BatchToSpace;
 
 #[op(
-    name = "BatchToSpaceND",
-    input = "input: T",
-    input = "block_shape: Tblock_shape",
-    input = "crops: Tcrops",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tblock_shape: {int32, int64} = DT_INT32",
-    attr = "Tcrops: {int32, int64} = DT_INT32"
-)]
-pub struct BatchToSpaceND;
-
-#[op(
     name = "BesselI0",
     input = "x: T",
     output = "y: T",
@@ -3537,16 +3525,6 @@ pub struct DenseToDenseSetOperation;
     attr = "T: {int8, int16, int32, int64, uint8, uint16, string}"
 )]
 pub struct DenseToSparseSetOperation;
-
-#[op(
-    name = "DepthToSpace",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "block_size: int >= 2",
-    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"
-)]
-pub struct DepthToSpace;
 
 #[op(
     name = "DepthwiseConv2dNativeBackpropFilter",
@@ -6758,17 +6736,6 @@ pub struct MergeV2Checkpoints;
 pub struct Mfcc;
 
 #[op(
-    name = "MirrorPad",
-    input = "input: T",
-    input = "paddings: Tpaddings",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tpaddings: {int32, int64} = DT_INT32",
-    attr = "mode: {'REFLECT', 'SYMMETRIC'}"
-)]
-pub struct MirrorPad;
-
-#[op(
     name = "MirrorPadGrad",
     input = "input: T",
     input = "paddings: Tpaddings",
@@ -7472,17 +7439,6 @@ pub struct OutfeedEnqueue;
     stateful
 )]
 pub struct OutfeedEnqueueTuple;
-
-#[op(
-    name = "PadV2",
-    input = "input: T",
-    input = "paddings: Tpaddings",
-    input = "constant_values: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tpaddings: {int32, int64} = DT_INT32"
-)]
-pub struct PadV2;
 
 #[op(
     name = "PaddingFIFOQueue",
@@ -12105,28 +12061,6 @@ pub struct SortListOfSparseCoreCooTensors;
     attr = "block_size: int >= 2"
 )]
 pub struct SpaceToBatch;
-
-#[op(
-    name = "SpaceToBatchND",
-    input = "input: T",
-    input = "block_shape: Tblock_shape",
-    input = "paddings: Tpaddings",
-    output = "output: T",
-    attr = "T: type",
-    attr = "Tblock_shape: {int32, int64} = DT_INT32",
-    attr = "Tpaddings: {int32, int64} = DT_INT32"
-)]
-pub struct SpaceToBatchND;
-
-#[op(
-    name = "SpaceToDepth",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "block_size: int >= 2",
-    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"
-)]
-pub struct SpaceToDepth;
 
 #[op(
     name = "SparseAccumulatorApplyGradient",

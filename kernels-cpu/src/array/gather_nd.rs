@@ -16,7 +16,8 @@ use registry_core::kernel::{
 
 use super::elements::{ElementOp, run_on_elements};
 use super::index::IndexElement;
-use super::parallel::{copy, for_each_row_chunk};
+use super::parallel::copy;
+use super::rows::{RowGather, Tables};
 use opreg_op_logic::gather_nd::{
     BadIndices, GatherNdGeometry, bad_index_message, gather_nd_geometry,
 };
@@ -47,13 +48,14 @@ impl<Tindices: IndexElement> BuildKernel for GatherNdKernel<Tindices> {
 }
 
 /// Copies `params[offsets[i] .. + slice]` into output row `i` (rows without
-/// an offset, bad indices ignored, stay zero).
-struct GatherNdPlan<'a> {
-    offsets: &'a [Option<usize>],
+/// an offset, bad indices ignored, stay zero): a [`RowGather`] over one
+/// table, the offsets.
+struct GatherNdPlan {
+    gather: RowGather,
     slice: usize,
 }
 
-impl ElementOp for GatherNdPlan<'_> {
+impl ElementOp for GatherNdPlan {
     fn run<T: Clone + Send + Sync>(
         &self,
         inputs: &[&[T]],
@@ -62,22 +64,11 @@ impl ElementOp for GatherNdPlan<'_> {
         let params = inputs
             .first()
             .ok_or_else(|| KernelError::internal("gather_nd without params"))?;
-        let fits = self
-            .offsets
-            .iter()
-            .flatten()
-            .all(|&o| o.checked_add(self.slice).is_some_and(|e| e <= params.len()));
-        if out.len() != self.offsets.len() * self.slice || !fits {
-            return Err(KernelError::internal("gather_nd: offsets outside params"));
-        }
-        for_each_row_chunk(out, self.slice, |row0, chunk| {
-            for (r, row) in chunk.chunks_exact_mut(self.slice).enumerate() {
-                if let Some(at) = self.offsets[row0 + r] {
-                    copy(row, &params[at..at + self.slice]);
-                }
+        self.gather.run(out, |at, row| {
+            if let Some(at) = at {
+                copy(row, &params[at..at + self.slice]);
             }
-        });
-        Ok(())
+        })
     }
 }
 
@@ -143,8 +134,9 @@ impl<Tindices: IndexElement> OpKernel for GatherNdKernel<Tindices> {
         if out.num_elements() == 0 {
             return Ok(());
         }
+        let tables: Tables = std::iter::once(offsets).collect();
         let plan = GatherNdPlan {
-            offsets: &offsets,
+            gather: RowGather::new(tables, g.slice, g.slice, params.num_elements())?,
             slice: g.slice,
         };
         run_on_elements(&plan, &[&params], out)

@@ -15,17 +15,21 @@
 //! - `transpose`: `Transpose`.
 //! - `concat`: `ConcatV2`, `Pack`.
 //! - `slice`: `Slice`; `strided_slice`: `StridedSlice`.
-//! - `gather`: `GatherV2`; `tile`: `Tile`; `pad`: `Pad`;
-//!   `one_hot`: `OneHot`.
+//! - `gather`: `GatherV2`; `tile`: `Tile`; `pad`: `Pad`, `PadV2`,
+//!   `MirrorPad`; `one_hot`: `OneHot`.
 //! - `shape`: `Shape`, `ShapeN`, `Size`, `Rank` (host-memory outputs).
 //! - `fill`: `Fill`, `ZerosLike`, `OnesLike`; `range`: `Range`;
 //!   `broadcast_to`: `BroadcastTo`.
 //! - `split`: `Split`, `SplitV`, `Unpack`; `reverse`: `ReverseV2`;
 //!   `gather_nd`: `GatherNd`; `band_part`: `MatrixBandPart`;
 //!   `top_k`: `TopKV2` (an `nn_ops` op, kept with the array kernels).
+//! - `space_batch`: `SpaceToBatchND`, `BatchToSpaceND`; `depth_space`:
+//!   `DepthToSpace`, `SpaceToDepth`.
 //!
 //! Shared machinery: `elements` (dtype dispatch), `strided` (the strided
 //! gather behind `Transpose`, `Slice`, `StridedSlice` and `Tile`),
+//! `rows` (the row gather behind `Pad`, `PadV2`, `MirrorPad`,
+//! `SpaceToBatchND`, `BatchToSpaceND` and `GatherNd`),
 //! `parallel` (rayon chunking) and `index` (the index element types of
 //! `GatherV2` and `OneHot`). Reading integer inputs and the shape checks
 //! the GPU kernels share are in [`opreg_op_logic`] (`index`, `reshape`,
@@ -35,6 +39,7 @@ mod band_part;
 mod broadcast_to;
 mod concat;
 mod constant;
+mod depth_space;
 pub(crate) mod elements;
 mod fill;
 mod forward;
@@ -47,8 +52,10 @@ mod parallel;
 mod range;
 mod reshape;
 mod reverse;
+mod rows;
 mod shape;
 mod slice;
+mod space_batch;
 mod split;
 pub(crate) mod strided;
 mod strided_slice;

@@ -504,3 +504,107 @@ pub struct ResizeBilinear;
     shape_fn = crate::shape::resize
 )]
 pub struct ResizeNearestNeighbor;
+
+/// Pads a tensor.
+///
+/// `paddings` is an integer tensor of shape `[rank of input, 2]`; for each
+/// dimension it gives how many values to add before and after its contents.
+/// The values added are `constant_values`, a scalar of the input's type.
+#[op(
+    input = "input: T",
+    input = "paddings: Tpaddings",
+    input = "constant_values: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tpaddings: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::pad
+)]
+pub struct PadV2;
+
+/// Pads a tensor with mirrored values.
+///
+/// `paddings` is an integer tensor of shape `[rank of input, 2]`; for each
+/// dimension it gives how many values to add before and after its contents.
+/// The values added mirror the input at its borders: in `REFLECT` mode the
+/// border itself is not repeated (each padding must be less than the
+/// dimension), in `SYMMETRIC` mode it is (each padding at most the
+/// dimension).
+#[op(
+    input = "input: T",
+    input = "paddings: Tpaddings",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tpaddings: {int32, int64} = DT_INT32",
+    attr = "mode: {'REFLECT', 'SYMMETRIC'}",
+    shape_fn = crate::shape::pad
+)]
+pub struct MirrorPad;
+
+/// SpaceToBatch for N-D tensors of type T.
+///
+/// Divides the "spatial" dimensions `[1, ..., M]` of the input, zero padded
+/// as `paddings` says, into a grid of blocks of shape `block_shape`, and
+/// interleaves these blocks with the "batch" dimension (0): output batch
+/// `b * prod(block_shape) + ...` holds one position within every block.
+#[op(
+    input = "input: T",
+    input = "block_shape: Tblock_shape",
+    input = "paddings: Tpaddings",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tblock_shape: {int32, int64} = DT_INT32",
+    attr = "Tpaddings: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::space_to_batch_nd
+)]
+pub struct SpaceToBatchND;
+
+/// BatchToSpace for N-D tensors of type T.
+///
+/// Reshapes the "batch" dimension 0 into `M + 1` dimensions of shape
+/// `block_shape + [batch]`, interleaves these blocks back into the grid of
+/// the spatial dimensions `[1, ..., M]`, and crops the result as `crops`
+/// says. The reverse of SpaceToBatchND.
+#[op(
+    input = "input: T",
+    input = "block_shape: Tblock_shape",
+    input = "crops: Tcrops",
+    output = "output: T",
+    attr = "T: type",
+    attr = "Tblock_shape: {int32, int64} = DT_INT32",
+    attr = "Tcrops: {int32, int64} = DT_INT32",
+    shape_fn = crate::shape::batch_to_space_nd
+)]
+pub struct BatchToSpaceND;
+
+/// DepthToSpace for tensors of type T.
+///
+/// Rearranges data from depth into blocks of spatial data: each
+/// `block_size * block_size` run of the depth dimension becomes a block of
+/// `block_size x block_size` pixels. The output's height and width are the
+/// input's times `block_size`, its depth the input's divided by
+/// `block_size * block_size`.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "block_size: int >= 2",
+    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+    shape_fn = crate::shape::depth_to_space
+)]
+pub struct DepthToSpace;
+
+/// SpaceToDepth for tensors of type T.
+///
+/// Rearranges blocks of spatial data into depth: each non-overlapping
+/// `block_size x block_size` block of pixels becomes one pixel whose depth
+/// holds the block's values. The input's height and width must be
+/// divisible by `block_size`.
+#[op(
+    input = "input: T",
+    output = "output: T",
+    attr = "T: type",
+    attr = "block_size: int >= 2",
+    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+    shape_fn = crate::shape::space_to_depth
+)]
+pub struct SpaceToDepth;

@@ -13,15 +13,20 @@ use registry_core::shape::{Dim, InferenceContext, Shape, ShapeError};
 /// [`DataFormat`]s, or `NCHW_VECT_C` (`[N, C / v, H, W, v]`, `v` = 4 or
 /// 32: NCHW's indices with the inner depth in a fifth dimension).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ImageFormat {
-    layout: DataFormat,
-    vect_c: bool,
+pub(super) struct ImageFormat {
+    /// The order of N, H, W and (outer) C.
+    pub(super) layout: DataFormat,
+    /// Whether the depth is split, its inner part in a fifth dimension.
+    pub(super) vect_c: bool,
 }
 
 impl ImageFormat {
     /// The `data_format` attr (`NHWC` when absent); `NCHW_VECT_C` only
     /// where `vect_c_allowed`.
-    fn parse(c: &InferenceContext<'_>, vect_c_allowed: bool) -> Result<Self, ShapeError> {
+    pub(super) fn parse(
+        c: &InferenceContext<'_>,
+        vect_c_allowed: bool,
+    ) -> Result<Self, ShapeError> {
         let text = c.attr_or("data_format", "NHWC")?;
         if text == "NCHW_VECT_C" {
             return if vect_c_allowed {
@@ -45,13 +50,14 @@ impl ImageFormat {
         })
     }
 
-    fn rank(self) -> usize {
+    /// The rank of an image in this format (5 for `NCHW_VECT_C`).
+    pub(super) fn rank(self) -> usize {
         if self.vect_c { 5 } else { 4 }
     }
 
     /// Index of N, H, W, C in a 4-element attr (`strides`, `ksize`, ...)
     /// or in the shape (the outer C for `NCHW_VECT_C`).
-    fn index(self, dim: char) -> usize {
+    pub(super) fn index(self, dim: char) -> usize {
         self.layout.index(dim)
     }
 }

@@ -20,6 +20,8 @@
 //! | Conv3D, MaxPool3D, AvgPool3D | [`conv3d`], [`pool3d`] |
 //! | ResizeBilinear, ResizeNearestNeighbor | [`resize`] |
 //! | All, Any, Max, Mean, Min, Prod, Sum | [`reduction`] |
+//! | Pad, PadV2, MirrorPad | [`pad`] |
+//! | SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth | [`space_to_batch_nd`], [`batch_to_space_nd`], [`depth_to_space`], [`space_to_depth`] |
 //! | ArgMax, ArgMin | [`arg_max`] |
 //! | the others | this module, one function per op |
 
@@ -30,6 +32,7 @@ mod math;
 mod matmul;
 mod nn;
 mod reduce;
+mod space;
 mod strided_slice;
 
 pub use conv::{
@@ -38,6 +41,7 @@ pub use conv::{
 pub use einsum::einsum;
 pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
+pub use space::{batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth};
 
 pub use array::{
     broadcast_to, const_op, expand_dims, fill, gather_nd, gather_v2, identity_n, one_hot, pack,
