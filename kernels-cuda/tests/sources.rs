@@ -29,7 +29,9 @@ fn gpu_registrations() -> Vec<&'static KernelRegistration> {
 
 /// Ops whose GPU kernels compile no device code: they share or reshape
 /// their input, upload a constant once, or call cuBLAS.
-const WITHOUT_SOURCES: [&str; 7] = [
+const WITHOUT_SOURCES: [&str; 9] = [
+    "BatchMatMulV2",
+    "BatchMatMulV3",
     "Const",
     "ExpandDims",
     "Identity",
@@ -175,6 +177,7 @@ fn registrations_cover_tf_gpu_types() {
     };
     use DataType::*;
     expect("Conv2D", &[DtHalf, DtFloat, DtDouble]);
+    expect("BatchMatMulV2", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
     for op in ["Less", "LessEqual", "GreaterEqual", "Greater"] {
         expect(
             op,
