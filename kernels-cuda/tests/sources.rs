@@ -28,8 +28,9 @@ fn gpu_registrations() -> Vec<&'static KernelRegistration> {
 }
 
 /// Ops whose GPU kernels compile no device code: they share or reshape
-/// their input, upload a constant once, or call cuBLAS.
-const WITHOUT_SOURCES: [&str; 9] = [
+/// their input, upload a constant once, or call cuBLAS or cuDNN alone.
+const WITHOUT_SOURCES: [&str; 10] = [
+    "AvgPool",
     "BatchMatMulV2",
     "BatchMatMulV3",
     "Const",
@@ -177,6 +178,9 @@ fn registrations_cover_tf_gpu_types() {
     };
     use DataType::*;
     expect("Conv2D", &[DtHalf, DtFloat, DtDouble]);
+    expect("DepthwiseConv2dNative", &[DtHalf, DtFloat, DtDouble]);
+    expect("Conv2DBackpropInput", &[DtHalf, DtFloat, DtDouble]);
+    expect("AvgPool", &[DtHalf, DtFloat, DtDouble]);
     expect("BatchMatMulV2", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
     for op in ["Less", "LessEqual", "GreaterEqual", "Greater"] {
         expect(
