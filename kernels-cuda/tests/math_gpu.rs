@@ -404,7 +404,14 @@ fn binary_ops_match_cpu() {
 #[ignore = "needs a GPU"]
 fn comparisons_and_logic_match_cpu() {
     let dev = gpu();
-    for op in ["Equal", "Greater"] {
+    for op in [
+        "Equal",
+        "NotEqual",
+        "Greater",
+        "GreaterEqual",
+        "Less",
+        "LessEqual",
+    ] {
         for t in gpu_types(op) {
             for (s, (xs, ys)) in BINARY_SHAPES.iter().enumerate() {
                 let (nx, ny) = (xs.iter().product(), ys.iter().product());
@@ -435,13 +442,105 @@ fn comparisons_and_logic_match_cpu() {
         &[DtFloat; 2],
         &[("incompatible_shape_error", false.into())],
     );
-    check(&dev, &equal, &[x, y], 0);
-    // LogicalAnd.
-    for (s, (xs, ys)) in BINARY_SHAPES.iter().enumerate() {
-        let (nx, ny) = (xs.iter().product(), ys.iter().product());
-        let x = tensor(DtBool, xs, &ints(nx, 7 * s as u64 + 1, 0, 1));
-        let y = tensor(DtBool, ys, &ints(ny, 7 * s as u64 + 2, 0, 1));
-        check(&dev, &node("LogicalAnd", &[DtBool; 2], &[]), &[x, y], 0);
+    check(&dev, &equal, &[x.clone(), y.clone()], 0);
+    // NotEqual with incompatible_shape_error = false: a scalar true.
+    let not_equal = node(
+        "NotEqual",
+        &[DtFloat; 2],
+        &[("incompatible_shape_error", false.into())],
+    );
+    check(&dev, &not_equal, &[x.clone(), y.clone()], 0);
+    let out = run_gpu(&dev, &not_equal, &[x, y], false).unwrap();
+    assert_eq!(out[0].dims(), &[] as &[usize]);
+    assert_eq!(out[0].as_slice::<bool>().unwrap(), &[true]);
+    // LogicalAnd, LogicalOr.
+    for op in ["LogicalAnd", "LogicalOr"] {
+        for (s, (xs, ys)) in BINARY_SHAPES.iter().enumerate() {
+            let (nx, ny) = (xs.iter().product(), ys.iter().product());
+            let x = tensor(DtBool, xs, &ints(nx, 7 * s as u64 + 1, 0, 1));
+            let y = tensor(DtBool, ys, &ints(ny, 7 * s as u64 + 2, 0, 1));
+            check(&dev, &node(op, &[DtBool; 2], &[]), &[x, y], 0);
+        }
+    }
+    // LogicalNot.
+    for (s, shape) in [vec![], vec![1], vec![1001], vec![17, 33], vec![0]]
+        .iter()
+        .enumerate()
+    {
+        let n = shape.iter().product();
+        let x = tensor(DtBool, shape, &ints(n, 11 * s as u64 + 1, 0, 1));
+        check(&dev, &node("LogicalNot", &[DtBool], &[]), &[x], 0);
+    }
+}
+
+/// The activations and special functions of the unary table.
+const SPECIAL_UNARY: [&str; 15] = [
+    "Relu6",
+    "Elu",
+    "Selu",
+    "Softplus",
+    "Softsign",
+    "Erf",
+    "Erfc",
+    "Log1p",
+    "Expm1",
+    "Sin",
+    "Cos",
+    "Ceil",
+    "Round",
+    "Sign",
+    "Reciprocal",
+];
+
+/// Ulps allowed for the special unary `op` on `t`: CUDA's and the CPU's
+/// approximations of the special functions may each be a few ulps off;
+/// the others round once, as on the CPU.
+fn special_ulps(op: &str, t: DataType) -> u64 {
+    let approximate = matches!(
+        op,
+        "Elu" | "Selu" | "Softplus" | "Erf" | "Erfc" | "Log1p" | "Expm1" | "Sin" | "Cos"
+    );
+    match (approximate, t) {
+        (false, DtHalf | DtBfloat16 | DtFloat | DtDouble) if op == "Softsign" => 1,
+        (false, _) => 0,
+        (true, DtHalf | DtBfloat16) => 2,
+        (true, _) => 16,
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn special_unary_ops_match_cpu() {
+    let dev = gpu();
+    for op in SPECIAL_UNARY {
+        for t in gpu_types(op) {
+            let tol = special_ulps(op, t);
+            for (s, shape) in [vec![], vec![1001], vec![17, 33], vec![0]]
+                .iter()
+                .enumerate()
+            {
+                let n = shape.iter().product();
+                let values = if !is_float(t) {
+                    unary_values(op, t, n, s as u64 + 1)
+                } else if op == "Log1p" {
+                    range(n, s as u64 + 1, -0.9, 10.0)
+                } else if op == "Round" {
+                    // Halves too: rounded to even.
+                    ints(n, s as u64 + 1, -20, 20)
+                        .into_iter()
+                        .map(|v| v * 0.25)
+                        .collect()
+                } else {
+                    range(n, s as u64 + 1, -6.0, 6.0)
+                };
+                let x = tensor(t, shape, &values);
+                check(&dev, &node(op, &[t], &[]), &[x], tol);
+            }
+            if is_float(t) {
+                let x = tensor(t, &[SPECIALS.len()], &SPECIALS);
+                check(&dev, &node(op, &[t], &[]), &[x], tol);
+            }
+        }
     }
 }
 

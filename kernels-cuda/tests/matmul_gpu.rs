@@ -1,6 +1,7 @@
-//! MatMul on the GPU (cuBLAS) against the CPU kernel: every transpose
-//! combination, half/bfloat16/float/double, empty and `k = 0` products, and
-//! TF's shape errors. Each test is ignored unless asked
+//! MatMul, BatchMatMulV2 and BatchMatMulV3 on the GPU (cuBLAS) against the
+//! CPU kernels: every transpose (adjoint) combination,
+//! half/bfloat16/float/double, batch broadcasting (strided and per-matrix
+//! products), empty and `k = 0` products, and TF's shape errors. Each test is ignored unless asked
 //! for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "linalg"))]
 
@@ -118,5 +119,137 @@ fn shape_errors_match_cpu() {
             .to_string();
         let gpu = run_gpu(&dev, &node, &[a, b]).unwrap_err().to_string();
         assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- BatchMatMulV2, BatchMatMulV3 ----
+
+fn batch_matmul(op: &str, t: DataType, adj_x: bool, adj_y: bool) -> NodeDef {
+    let mut attrs = vec![("adj_x", adj_x.into()), ("adj_y", adj_y.into())];
+    if op == "BatchMatMulV3" {
+        attrs.push(("Tout", t.into()));
+    }
+    node(op, &[t, t], &attrs)
+}
+
+/// `[.., rows, cols]` with the last two swapped when `adj`.
+fn matrices(batch: &[usize], rows: usize, cols: usize, adj: bool) -> Vec<usize> {
+    let mut shape = batch.to_vec();
+    if adj {
+        shape.extend([cols, rows]);
+    } else {
+        shape.extend([rows, cols]);
+    }
+    shape
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn batch_matmul_matches_cpu_for_every_broadcast_adjoint_and_type() {
+    let dev = gpu();
+    // (x's batch dims, y's batch dims): the same batches (one strided
+    // call), a single matrix on either side (stride 0), and broadcasts
+    // that need one product per output matrix.
+    let batches: [(&[usize], &[usize]); 7] = [
+        (&[3], &[3]),
+        (&[2, 3], &[2, 3]),
+        (&[], &[4]),
+        (&[4], &[]),
+        (&[1, 1], &[2, 3]),
+        (&[3, 1], &[1, 4]),
+        (&[2, 1], &[2, 5]),
+    ];
+    for op in ["BatchMatMulV2", "BatchMatMulV3"] {
+        for t in [
+            DataType::DtFloat,
+            DataType::DtDouble,
+            DataType::DtHalf,
+            DataType::DtBfloat16,
+        ] {
+            for (s, (xb, yb)) in batches.iter().enumerate() {
+                for (m, k, n) in [(3, 5, 4), (1, 1, 1), (17, 33, 9)] {
+                    for (adj_x, adj_y) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let xs = matrices(xb, m, k, adj_x);
+                        let ys = matrices(yb, k, n, adj_y);
+                        let nx = xs.iter().product();
+                        let ny = ys.iter().product();
+                        let x = tensor(t, &xs, &pseudo_random(nx, 2 * s as u64 + 1));
+                        let y = tensor(t, &ys, &pseudo_random(ny, 2 * s as u64 + 2));
+                        let node = batch_matmul(op, t, adj_x, adj_y);
+                        let cpu = run_cpu(&node, &[x.clone(), y.clone()]).unwrap();
+                        let gpu = run_gpu(&dev, &node, &[x, y]).unwrap();
+                        assert_eq!(gpu[0].dtype(), t);
+                        assert_eq!(gpu[0].dims(), cpu[0].dims(), "{op} {xs:?} {ys:?}");
+                        let (abs, rel) = tolerance(t);
+                        assert_close(&values(&gpu[0]), &values(&cpu[0]), (abs * k as f64, rel));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn batch_matmul_known_product_and_empty_cases() {
+    let dev = gpu();
+    let t = DataType::DtFloat;
+    // Two batches: [[1, 2], [3, 4]] · I and · 2I.
+    let x = tensor(t, &[2, 2, 2], &[1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]);
+    let y = tensor(t, &[2, 2, 2], &[1.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 2.0]);
+    let out = run_gpu(
+        &dev,
+        &batch_matmul("BatchMatMulV2", t, false, false),
+        &[x, y],
+    )
+    .unwrap();
+    assert_eq!(out[0].dims(), &[2, 2, 2]);
+    assert_eq!(values(&out[0]), [1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0]);
+    for op in ["BatchMatMulV2", "BatchMatMulV3"] {
+        for (xs, ys, out_shape) in [
+            // k = 0: zeros.
+            (vec![3, 2, 0], vec![3, 0, 4], vec![3, 2, 4]),
+            // An empty batch, an empty matrix.
+            (vec![0, 2, 3], vec![3, 4], vec![0, 2, 4]),
+            (vec![2, 0, 3], vec![2, 3, 4], vec![2, 0, 4]),
+        ] {
+            let nx = xs.iter().product();
+            let ny = ys.iter().product();
+            let x = tensor(t, &xs, &pseudo_random(nx, 7));
+            let y = tensor(t, &ys, &pseudo_random(ny, 8));
+            let out = run_gpu(&dev, &batch_matmul(op, t, false, false), &[x, y]).unwrap();
+            assert_eq!(out[0].dims(), out_shape.as_slice());
+            assert!(values(&out[0]).iter().all(|&v| v == 0.0));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn batch_matmul_errors_match_cpu() {
+    let dev = gpu();
+    let t = DataType::DtFloat;
+    for (xs, ys) in [
+        (vec![3], vec![3, 3]),
+        (vec![2, 3], vec![4]),
+        (vec![2, 3, 4], vec![3, 4, 5]),
+        (vec![2, 3, 4], vec![2, 5, 6]),
+    ] {
+        let nx = xs.iter().product();
+        let ny = ys.iter().product();
+        let x = tensor(t, &xs, &pseudo_random(nx, 9));
+        let y = tensor(t, &ys, &pseudo_random(ny, 10));
+        for op in ["BatchMatMulV2", "BatchMatMulV3"] {
+            let node = batch_matmul(op, t, false, false);
+            let cpu = run_cpu(&node, &[x.clone(), y.clone()])
+                .unwrap_err()
+                .to_string();
+            let gpu = run_gpu(&dev, &node, &[x.clone(), y.clone()])
+                .unwrap_err()
+                .to_string();
+            assert_eq!(gpu, cpu);
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The GPU nn kernels against the CPU kernels: Relu, BiasAdd, Softmax,
-//! MaxPool, Conv2D and FusedBatchNormV3 on a few shapes and dtypes,
+//! MaxPool, AvgPool, Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput and
+//! FusedBatchNormV3 on a few shapes and dtypes,
 //! including empty tensors, NCHW (compared through host transposes where
 //! the CPU kernel is NHWC-only) and TF's errors. Each test is ignored
 //! unless asked for with `--ignored` (it needs a GPU).
@@ -7,7 +8,10 @@
 
 mod common;
 
-use common::{assert_close, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, values};
+use common::{
+    assert_close, compute_on_gpu, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, upload,
+    values,
+};
 use opreg_cuda::GpuDevice;
 use registry_core::proto::{DataType, NodeDef};
 use registry_core::tensor::Tensor;
@@ -539,6 +543,351 @@ fn batch_norm_empty_and_errors() {
     ] {
         let cpu = run_cpu(&n, &inputs).unwrap_err().to_string();
         let gpu = run_gpu(&dev, &n, &inputs).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- AvgPool ----
+
+fn avg_pool(
+    t: DataType,
+    format: &str,
+    ksize: [i64; 4],
+    strides: [i64; 4],
+    padding: &str,
+) -> NodeDef {
+    node(
+        "AvgPool",
+        &[t],
+        &[
+            ("ksize", ksize.into()),
+            ("strides", strides.into()),
+            ("padding", padding.into()),
+            ("data_format", format.into()),
+        ],
+    )
+}
+
+/// The tolerance of a sum of `n` terms of magnitude <= 1 (and its mean).
+fn sum_tolerance(t: DataType, n: usize) -> (f64, f64) {
+    let (abs, rel) = tolerance(t);
+    (abs * n as f64, rel * n as f64)
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn avg_pool_matches_cpu_nhwc_and_nchw() {
+    let dev = gpu();
+    // ksize, strides (NHWC order), padding: SAME with windows that pad one
+    // more row or column after the input than before it, strides larger
+    // than the window, windows larger than the input.
+    let cases: [([i64; 4], [i64; 4], &str); 6] = [
+        ([1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+        ([1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+        ([1, 2, 3, 1], [1, 1, 2, 1], "SAME"),
+        ([1, 2, 2, 1], [1, 1, 1, 1], "SAME"),
+        ([1, 1, 1, 1], [1, 3, 3, 1], "VALID"),
+        ([1, 5, 5, 1], [1, 1, 1, 1], "SAME"),
+    ];
+    for t in [DtHalf, DtFloat, DtDouble] {
+        for (ksize, strides, padding) in &cases {
+            let window = (ksize[1] * ksize[2]) as usize;
+            for shape in [[2, 7, 6, 3], [1, 4, 4, 1], [0, 4, 4, 2], [1, 3, 3, 0]] {
+                let x = random(t, &shape, 8);
+                let nhwc = avg_pool(t, "NHWC", *ksize, *strides, padding);
+                let cpu = run_cpu(&nhwc, std::slice::from_ref(&x)).unwrap();
+                let gpu = run_gpu(&dev, &nhwc, std::slice::from_ref(&x)).unwrap();
+                assert_eq!(gpu[0].dims(), cpu[0].dims());
+                assert_close(&values(&gpu[0]), &values(&cpu[0]), sum_tolerance(t, window));
+                // NCHW: the CPU kernel is NHWC-only; compare with its
+                // output transposed.
+                let nchw = avg_pool(t, "NCHW", nchw_list(ksize), nchw_list(strides), padding);
+                let gpu = run_gpu(&dev, &nchw, &[to_nchw(&x)]).unwrap();
+                let expected = to_nchw(&cpu[0]);
+                assert_eq!(gpu[0].dims(), expected.dims());
+                assert_close(
+                    &values(&gpu[0]),
+                    &values(&expected),
+                    sum_tolerance(t, window),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn avg_pool_excludes_padding_and_reports_errors() {
+    let dev = gpu();
+    // 3x3 windows, SAME, over a 2x2 input of ones plus a corner 4: each
+    // window covers the whole input, the mean of the 4 elements.
+    let n = avg_pool(DtFloat, "NHWC", [1, 3, 3, 1], [1, 1, 1, 1], "SAME");
+    let x = tensor(DtFloat, &[1, 2, 2, 1], &[1.0, 1.0, 1.0, 5.0]);
+    let out = compare(&dev, &n, &[x], (0.0, 0.0));
+    assert_eq!(values(&out[0]), [2.0; 4]);
+    // TF's errors, as on the CPU: a 3-D input, pooling across depth.
+    for (shape, ksize) in [
+        (vec![4, 4, 2], [1, 2, 2, 1]),
+        (vec![1, 4, 4, 4], [1, 1, 1, 2]),
+    ] {
+        let n = avg_pool(DtFloat, "NHWC", ksize, ksize, "VALID");
+        let x = random(DtFloat, &shape, 9);
+        let cpu = run_cpu(&n, std::slice::from_ref(&x))
+            .unwrap_err()
+            .to_string();
+        let gpu = run_gpu(&dev, &n, &[x]).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- DepthwiseConv2dNative ----
+
+fn depthwise(
+    t: DataType,
+    format: &str,
+    strides: [i64; 4],
+    padding: &str,
+    explicit: &[i64],
+) -> NodeDef {
+    node(
+        "DepthwiseConv2dNative",
+        &[t, t],
+        &[
+            ("strides", strides.into()),
+            ("padding", padding.into()),
+            ("explicit_paddings", explicit.into()),
+            ("data_format", format.into()),
+        ],
+    )
+}
+
+/// Input (NHWC), filter `[rows, cols, depth, multiplier]`, strides (NHWC
+/// order), padding, explicit paddings (NHWC order).
+type DepthwiseCase = ([usize; 4], [usize; 4], [i64; 4], &'static str, Vec<i64>);
+
+#[test]
+#[ignore = "needs a GPU"]
+fn depthwise_conv_matches_cpu_nhwc_and_nchw() {
+    let dev = gpu();
+    let cases: Vec<DepthwiseCase> = vec![
+        ([2, 7, 6, 3], [3, 3, 3, 1], [1, 1, 1, 1], "SAME", vec![]),
+        ([2, 7, 6, 3], [3, 3, 3, 2], [1, 1, 1, 1], "SAME", vec![]),
+        ([1, 9, 8, 4], [2, 4, 4, 3], [1, 2, 2, 1], "SAME", vec![]),
+        ([1, 9, 9, 2], [3, 2, 2, 1], [1, 2, 2, 1], "VALID", vec![]),
+        (
+            [2, 5, 6, 3],
+            [2, 2, 3, 2],
+            [1, 1, 1, 1],
+            "EXPLICIT",
+            vec![0, 0, 1, 2, 3, 0, 0, 0],
+        ),
+        ([1, 4, 4, 8], [1, 1, 8, 1], [1, 1, 1, 1], "VALID", vec![]),
+    ];
+    for t in [DtFloat, DtDouble, DtHalf] {
+        let (abs, rel) = match t {
+            DtDouble => (1e-12, 1e-12),
+            DtFloat => (1e-5, 1e-5),
+            _ => (1e-2, 4e-3),
+        };
+        for (input, filter, strides, padding, explicit) in &cases {
+            let x = random(t, input, 10);
+            let w = random(t, filter, 11);
+            let nhwc = depthwise(t, "NHWC", *strides, padding, explicit);
+            let cpu = run_cpu(&nhwc, &[x.clone(), w.clone()]).unwrap();
+            let gpu = run_gpu(&dev, &nhwc, &[x.clone(), w.clone()]).unwrap();
+            assert_eq!(gpu[0].dims(), cpu[0].dims());
+            assert_close(&values(&gpu[0]), &values(&cpu[0]), (abs, rel));
+            let nchw = depthwise(
+                t,
+                "NCHW",
+                nchw_list(strides),
+                padding,
+                &explicit_to_nchw(explicit),
+            );
+            let gpu = run_gpu(&dev, &nchw, &[to_nchw(&x), w]).unwrap();
+            let expected = to_nchw(&cpu[0]);
+            assert_eq!(gpu[0].dims(), expected.dims());
+            assert_close(&values(&gpu[0]), &values(&expected), (abs, rel));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn depthwise_conv_empty_and_errors_match_cpu() {
+    let dev = gpu();
+    let n = depthwise(DtFloat, "NHWC", [1; 4], "SAME", &[]);
+    // Empty batch, multiplier 0: empty outputs.
+    for (input, filter) in [([0, 4, 4, 2], [3, 3, 2, 1]), ([1, 4, 4, 2], [3, 3, 2, 0])] {
+        let x = random(DtFloat, &input, 1);
+        let w = random(DtFloat, &filter, 2);
+        let cpu = run_cpu(&n, &[x.clone(), w.clone()]).unwrap();
+        let gpu = run_gpu(&dev, &n, &[x, w]).unwrap();
+        assert_eq!(gpu[0].dims(), cpu[0].dims());
+    }
+    // A 3-D input, depths that differ, unequal strides, dilations.
+    let unequal = depthwise(DtFloat, "NHWC", [1, 1, 2, 1], "SAME", &[]);
+    let dilated = node(
+        "DepthwiseConv2dNative",
+        &[DtFloat, DtFloat],
+        &[
+            ("strides", [1i64, 1, 1, 1].into()),
+            ("padding", "SAME".into()),
+            ("dilations", [1i64, 2, 2, 1].into()),
+        ],
+    );
+    for (n, input, filter) in [
+        (&n, vec![4, 4, 2], vec![3, 3, 2, 1]),
+        (&n, vec![1, 4, 4, 3], vec![3, 3, 2, 1]),
+        (&unequal, vec![1, 4, 4, 2], vec![3, 3, 2, 1]),
+        (&dilated, vec![1, 4, 4, 2], vec![3, 3, 2, 1]),
+    ] {
+        let x = random(DtFloat, &input, 1);
+        let w = random(DtFloat, &filter, 2);
+        let cpu = run_cpu(n, &[x.clone(), w.clone()]).unwrap_err().to_string();
+        let gpu = run_gpu(&dev, n, &[x, w]).unwrap_err().to_string();
+        assert_eq!(gpu, cpu);
+    }
+}
+
+// ---- Conv2DBackpropInput ----
+
+fn backprop_input(
+    t: DataType,
+    format: &str,
+    strides: [i64; 4],
+    padding: &str,
+    explicit: &[i64],
+) -> NodeDef {
+    node(
+        "Conv2DBackpropInput",
+        &[DtInt32, t, t],
+        &[
+            ("strides", strides.into()),
+            ("padding", padding.into()),
+            ("explicit_paddings", explicit.into()),
+            ("data_format", format.into()),
+        ],
+    )
+}
+
+/// `input_sizes` as a host int32 tensor.
+fn sizes(dims: &[usize]) -> Tensor {
+    let v: Vec<i32> = dims.iter().map(|&d| d as i32).collect();
+    Tensor::from_vec([v.len()], v).unwrap()
+}
+
+/// Runs `node` on the GPU with input 0 (`input_sizes`) kept in host memory.
+fn run_gpu_host_sizes(
+    dev: &GpuDevice,
+    node: &NodeDef,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>, registry_core::kernel::KernelError> {
+    compute_on_gpu(node, upload(dev, inputs, &[0]))
+}
+
+/// Input (NHWC), filter (HWIO), strides (NHWC order), padding, explicit
+/// paddings (NHWC order).
+type BackpropCase = ([usize; 4], [usize; 4], [i64; 4], &'static str, Vec<i64>);
+
+#[test]
+#[ignore = "needs a GPU"]
+fn conv2d_backprop_input_matches_cpu_nhwc_and_nchw() {
+    let dev = gpu();
+    // (input NHWC, filter HWIO, strides, padding, explicit NHWC): SAME with
+    // asymmetric padding (even windows, strides), VALID, EXPLICIT.
+    let cases: Vec<BackpropCase> = vec![
+        ([2, 7, 6, 3], [3, 3, 3, 4], [1, 1, 1, 1], "SAME", vec![]),
+        ([2, 7, 6, 3], [2, 4, 3, 5], [1, 1, 1, 1], "SAME", vec![]),
+        ([1, 8, 8, 4], [3, 3, 4, 2], [1, 2, 2, 1], "SAME", vec![]),
+        ([1, 9, 8, 2], [3, 2, 2, 3], [1, 2, 3, 1], "VALID", vec![]),
+        (
+            [2, 5, 6, 3],
+            [2, 2, 3, 4],
+            [1, 1, 1, 1],
+            "EXPLICIT",
+            vec![0, 0, 1, 2, 3, 0, 0, 0],
+        ),
+        ([1, 4, 4, 3], [1, 1, 3, 8], [1, 1, 1, 1], "VALID", vec![]),
+    ];
+    for t in [DtFloat, DtDouble, DtHalf] {
+        let (abs, rel) = match t {
+            DtDouble => (1e-12, 1e-12),
+            DtFloat => (1e-5, 1e-5),
+            _ => (2e-2, 8e-3),
+        };
+        for (input, filter, strides, padding, explicit) in &cases {
+            let nhwc = backprop_input(t, "NHWC", *strides, padding, explicit);
+            // The forward output's shape, from the CPU's Conv2D.
+            let forward = conv(t, "NHWC", *strides, [1; 4], padding, explicit);
+            let y = run_cpu(&forward, &[random(t, input, 1), random(t, filter, 2)]).unwrap();
+            let dy = random(t, y[0].dims(), 12);
+            let w = random(t, filter, 13);
+            let inputs = [sizes(input), w.clone(), dy.clone()];
+            let cpu = run_cpu(&nhwc, &inputs).unwrap();
+            let gpu = run_gpu_host_sizes(&dev, &nhwc, &inputs).unwrap();
+            assert_eq!(gpu[0].dims(), cpu[0].dims());
+            assert_eq!(gpu[0].dims(), input);
+            assert_close(&values(&gpu[0]), &values(&cpu[0]), (abs, rel));
+            // The two spatial sizes only.
+            let inputs = [sizes(&input[1..3]), w.clone(), dy.clone()];
+            let gpu = run_gpu_host_sizes(&dev, &nhwc, &inputs).unwrap();
+            assert_close(&values(&gpu[0]), &values(&cpu[0]), (abs, rel));
+            // NCHW.
+            let nchw = backprop_input(
+                t,
+                "NCHW",
+                nchw_list(strides),
+                padding,
+                &explicit_to_nchw(explicit),
+            );
+            let nchw_sizes = [input[0], input[3], input[1], input[2]];
+            let inputs = [sizes(&nchw_sizes), w, to_nchw(&dy)];
+            let gpu = run_gpu_host_sizes(&dev, &nchw, &inputs).unwrap();
+            let expected = to_nchw(&cpu[0]);
+            assert_eq!(gpu[0].dims(), expected.dims());
+            assert_close(&values(&gpu[0]), &values(&expected), (abs, rel));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn conv2d_backprop_input_empty_and_errors_match_cpu() {
+    let dev = gpu();
+    let n = backprop_input(DtFloat, "NHWC", [1; 4], "SAME", &[]);
+    // An empty batch: an empty gradient; no output channels: zeros.
+    for (input, filter, dy) in [
+        ([0, 4, 4, 2], [3, 3, 2, 3], [0, 4, 4, 3]),
+        ([1, 4, 4, 2], [3, 3, 2, 0], [1, 4, 4, 0]),
+    ] {
+        let inputs = [
+            sizes(&input),
+            random(DtFloat, &filter, 1),
+            random(DtFloat, &dy, 2),
+        ];
+        let cpu = run_cpu(&n, &inputs).unwrap();
+        let gpu = run_gpu_host_sizes(&dev, &n, &inputs).unwrap();
+        assert_eq!(gpu[0].dims(), cpu[0].dims());
+        assert_eq!(values(&gpu[0]), values(&cpu[0]));
+    }
+    // TF's errors: input_sizes of 3 values, a 3-D filter, out_backprop of
+    // the wrong size, a filter depth that is not the input's.
+    for (input, filter, dy) in [
+        (vec![1, 4, 4], vec![3, 3, 2, 3], vec![1, 4, 4, 3]),
+        (vec![1, 4, 4, 2], vec![3, 3, 2], vec![1, 4, 4, 3]),
+        (vec![1, 4, 4, 2], vec![3, 3, 2, 3], vec![1, 5, 4, 3]),
+        (vec![1, 4, 4, 4], vec![3, 3, 2, 3], vec![1, 4, 4, 3]),
+    ] {
+        let inputs = [
+            sizes(&input),
+            random(DtFloat, &filter, 1),
+            random(DtFloat, &dy, 2),
+        ];
+        let cpu = run_cpu(&n, &inputs).unwrap_err().to_string();
+        let gpu = run_gpu_host_sizes(&dev, &n, &inputs)
+            .unwrap_err()
+            .to_string();
         assert_eq!(gpu, cpu);
     }
 }

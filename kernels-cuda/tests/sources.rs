@@ -28,8 +28,11 @@ fn gpu_registrations() -> Vec<&'static KernelRegistration> {
 }
 
 /// Ops whose GPU kernels compile no device code: they share or reshape
-/// their input, upload a constant once, or call cuBLAS.
-const WITHOUT_SOURCES: [&str; 7] = [
+/// their input, upload a constant once, or call cuBLAS or cuDNN alone.
+const WITHOUT_SOURCES: [&str; 10] = [
+    "AvgPool",
+    "BatchMatMulV2",
+    "BatchMatMulV3",
     "Const",
     "ExpandDims",
     "Identity",
@@ -106,6 +109,12 @@ fn every_gpu_kernel_attaches_its_sources() {
     assert!(sources.len() >= 300, "only {} sources", sources.len());
     for key in [
         "unary/Relu/half",
+        "unary/LogicalNot/bool",
+        "binary/LogicalOr/bool",
+        "binary/NotEqual/bool",
+        "binary/Less/uint64",
+        "binary/GreaterEqual/bfloat16",
+        "binary/LessEqual/int8",
         "binary/AddV2/float",
         "nn/Conv2D/float",
         "reduce/Sum/int64",
@@ -169,6 +178,49 @@ fn registrations_cover_tf_gpu_types() {
     };
     use DataType::*;
     expect("Conv2D", &[DtHalf, DtFloat, DtDouble]);
+    expect("DepthwiseConv2dNative", &[DtHalf, DtFloat, DtDouble]);
+    expect("Conv2DBackpropInput", &[DtHalf, DtFloat, DtDouble]);
+    expect("AvgPool", &[DtHalf, DtFloat, DtDouble]);
+    expect("BatchMatMulV2", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
+    for op in ["Less", "LessEqual", "GreaterEqual", "Greater"] {
+        expect(
+            op,
+            &[
+                DtHalf, DtBfloat16, DtFloat, DtDouble, DtInt8, DtInt16, DtInt32, DtInt64, DtUint8,
+                DtUint16, DtUint32, DtUint64,
+            ],
+        );
+    }
+    for op in ["Equal", "NotEqual"] {
+        expect(
+            op,
+            &[
+                DtHalf, DtBfloat16, DtFloat, DtDouble, DtInt8, DtInt16, DtInt32, DtInt64, DtUint8,
+                DtBool,
+            ],
+        );
+    }
+    for op in [
+        "Relu6",
+        "Elu",
+        "Selu",
+        "Softplus",
+        "Softsign",
+        "Erf",
+        "Erfc",
+        "Log1p",
+        "Expm1",
+        "Sin",
+        "Cos",
+        "Ceil",
+        "Round",
+        "Sign",
+        "Reciprocal",
+    ] {
+        expect(op, &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
+    }
+    expect("Round", &[DtInt32, DtInt64]);
+    expect("Sign", &[DtInt32, DtInt64]);
     expect("MaxPool", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
     expect("Softmax", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
     expect("Relu", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);

@@ -14,6 +14,9 @@
 
 use registry_core::attr::NodeAttrs;
 use registry_core::kernel::KernelError;
+use registry_core::tensor::{Tensor, TensorShape};
+
+use super::index::int_values;
 
 use super::volume::VolumeGeometry;
 use super::window::{
@@ -232,6 +235,153 @@ impl Conv2DParams {
             groups
         );
         Ok(groups)
+    }
+}
+
+impl Conv2DParams {
+    /// `DepthwiseConv2dNative`'s checks of its input and `[rows, cols,
+    /// depth, multiplier]` filter (TF's `DepthwiseConv2dNativeOp`, with its
+    /// messages): 4-D operands, equal row and column strides, no dilation,
+    /// the filter's depth the input's. Returns the geometry (Conv2D's, for
+    /// a filter with the output's depth: `patch_depth` is the input depth,
+    /// `out_depth` the input depth times the multiplier) and the
+    /// multiplier.
+    ///
+    /// ```
+    /// use opreg_op_logic::conv::Conv2DParams;
+    /// use registry_core::tensor::TensorShape;
+    ///
+    /// let p = Conv2DParams::new(vec![1, 2, 2, 1], vec![1; 4], "SAME", vec![], "NHWC").unwrap();
+    /// let input = TensorShape::new([1, 5, 5, 3]).unwrap();
+    /// let filter = TensorShape::new([3, 3, 3, 2]).unwrap();
+    /// let (g, multiplier) = p.depthwise_geometry(&input, &filter).unwrap();
+    /// assert_eq!((g.rows.out, g.cols.out, g.out_depth, multiplier), (3, 3, 6, 2));
+    /// ```
+    pub fn depthwise_geometry(
+        &self,
+        input: &TensorShape,
+        filter: &TensorShape,
+    ) -> Result<(ConvGeometry, usize), KernelError> {
+        registry_core::kernel_ensure!(input.rank() == 4, "input must be 4-dimensional{}", input);
+        registry_core::kernel_ensure!(
+            filter.rank() == 4,
+            "filter must be 4-dimensional: {}",
+            filter
+        );
+        let f = self.format;
+        let (stride_rows, stride_cols) = (self.strides[f.index('H')], self.strides[f.index('W')]);
+        registry_core::kernel_ensure!(
+            stride_rows == stride_cols,
+            "Current implementation only supports equal length strides in the row and column dimensions."
+        );
+        if self.dilations.iter().any(|&d| d != 1) {
+            let d = self.dilations;
+            return Err(KernelError::unimplemented(format!(
+                "Current kernel implementation does not support dilations, received [{} {} {} {}]",
+                d[0], d[1], d[2], d[3]
+            )));
+        }
+        let in_depth = input.dims()[f.index('C')];
+        let [fh, fw, filter_depth, multiplier] = [0, 1, 2, 3].map(|i| filter.dims()[i]);
+        registry_core::kernel_ensure!(
+            in_depth == filter_depth,
+            "input and filter must have the same depth: {in_depth} vs {filter_depth}"
+        );
+        let out_depth = in_depth
+            .checked_mul(multiplier)
+            .ok_or_else(|| KernelError::invalid_argument("output depth too large"))?;
+        // The windows are Conv2D's, for a filter with the output's depth.
+        let g = self.geometry(input.dims(), &[fh, fw, in_depth, out_depth])?;
+        Ok((g, multiplier))
+    }
+
+    /// `Conv2DBackpropInput`'s checks (TF's `ConvBackpropComputeDimensions`,
+    /// with its messages): the convolution input's shape from
+    /// `input_sizes` ([`backprop_input_shape`]), 4-D `filter` (HWIO) and
+    /// `out_backprop`, the filter's depth the input's (no groups), and
+    /// `out_backprop` of the forward convolution's output shape. Returns
+    /// the input's shape and the forward convolution's geometry.
+    ///
+    /// ```
+    /// use opreg_op_logic::conv::Conv2DParams;
+    /// use registry_core::tensor::{Tensor, TensorShape};
+    ///
+    /// let p = Conv2DParams::new(vec![1, 2, 2, 1], vec![1; 4], "SAME", vec![], "NHWC").unwrap();
+    /// let sizes = Tensor::from_vec([4], vec![1i32, 5, 5, 3]).unwrap();
+    /// let filter = TensorShape::new([3, 3, 3, 8]).unwrap();
+    /// let dy = TensorShape::new([1, 3, 3, 8]).unwrap();
+    /// let (input, g) = p.backprop_input_geometry(&sizes, &filter, &dy).unwrap();
+    /// assert_eq!((input, g.out_depth), ([1, 5, 5, 3], 8));
+    /// let dy = TensorShape::new([1, 4, 3, 8]).unwrap();
+    /// assert!(p.backprop_input_geometry(&sizes, &filter, &dy).is_err());
+    /// ```
+    pub fn backprop_input_geometry(
+        &self,
+        input_sizes: &Tensor,
+        filter: &TensorShape,
+        out_backprop: &TensorShape,
+    ) -> Result<([usize; 4], ConvGeometry), KernelError> {
+        registry_core::kernel_ensure!(
+            filter.rank() == 4,
+            "Conv2DBackpropInput: filter must be 4-dimensional, got {}",
+            filter
+        );
+        registry_core::kernel_ensure!(
+            out_backprop.rank() == 4,
+            "Conv2DBackpropInput: out_backprop must be 4-dimensional, got {}",
+            out_backprop
+        );
+        let input =
+            backprop_input_shape(input_sizes, self.format, out_backprop.dims(), filter.dims())?;
+        let g = self.geometry(&input, filter.dims())?;
+        registry_core::kernel_ensure!(
+            g.in_depth == g.patch_depth,
+            "Conv2DBackpropInput: input depth {} must equal the filter's input depth {}",
+            g.in_depth,
+            g.patch_depth
+        );
+        let expected = g.out_shape(self.format);
+        registry_core::kernel_ensure!(
+            out_backprop.dims() == expected,
+            "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = {}, computed = {:?}",
+            out_backprop,
+            expected
+        );
+        Ok((input, g))
+    }
+}
+
+/// The convolution input's shape from `Conv2DBackpropInput`'s
+/// `input_sizes` (4 sizes, or the 2 spatial ones with the batch of
+/// `out_backprop` and the filter's input depth), with TF's messages.
+pub fn backprop_input_shape(
+    sizes: &Tensor,
+    format: DataFormat,
+    out_backprop: &[usize],
+    filter: &[usize],
+) -> Result<[usize; 4], KernelError> {
+    registry_core::kernel_ensure!(
+        sizes.shape().rank() == 1,
+        "input_sizes must be 1-dimensional, got: {}",
+        sizes.shape()
+    );
+    let values = int_values(sizes)?;
+    let dim = |v: i64| {
+        usize::try_from(v).map_err(|_| {
+            KernelError::invalid_argument(format!("Dimension -1 must be >= 0, got {v}"))
+        })
+    };
+    match values.as_slice() {
+        &[a, b, c, d] => Ok([dim(a)?, dim(b)?, dim(c)?, dim(d)?]),
+        &[rows, cols] => {
+            let batch = out_backprop.first().copied().unwrap_or(0);
+            let depth = filter.get(2).copied().unwrap_or(0);
+            Ok(format.shape(batch, dim(rows)?, dim(cols)?, depth))
+        }
+        other => Err(KernelError::invalid_argument(format!(
+            "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {}",
+            other.len()
+        ))),
     }
 }
 

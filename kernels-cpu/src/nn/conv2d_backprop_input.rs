@@ -8,7 +8,6 @@
 use std::marker::PhantomData;
 
 use opreg_op_logic::conv::{Conv2DParams, ConvGeometry};
-use opreg_op_logic::index::int_values;
 use opreg_op_logic::window::{DataFormat, tap};
 use opreg_standard_ops::Conv2DBackpropInput;
 use rayon::prelude::*;
@@ -16,7 +15,6 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::Tensor;
 
 use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
 use crate::numeric::Number;
@@ -56,40 +54,6 @@ impl<T: GemmElement + Number> BuildKernel for Conv2DBackpropInputKernel<T> {
     }
 }
 
-/// The convolution input's shape from `input_sizes` (4 sizes, or the 2
-/// spatial ones with the batch of `out_backprop` and the filter's input
-/// depth), with TF's messages.
-fn input_shape(
-    sizes: &Tensor,
-    format: DataFormat,
-    out_backprop: &[usize],
-    filter: &[usize],
-) -> Result<[usize; 4], KernelError> {
-    registry_core::kernel_ensure!(
-        sizes.shape().rank() == 1,
-        "input_sizes must be 1-dimensional, got: {}",
-        sizes.shape()
-    );
-    let values = int_values(sizes)?;
-    let dim = |v: i64| {
-        usize::try_from(v).map_err(|_| {
-            KernelError::invalid_argument(format!("Dimension -1 must be >= 0, got {v}"))
-        })
-    };
-    match values.as_slice() {
-        &[a, b, c, d] => Ok([dim(a)?, dim(b)?, dim(c)?, dim(d)?]),
-        &[rows, cols] => {
-            let batch = out_backprop.first().copied().unwrap_or(0);
-            let depth = filter.get(2).copied().unwrap_or(0);
-            Ok(format.shape(batch, dim(rows)?, dim(cols)?, depth))
-        }
-        other => Err(KernelError::invalid_argument(format!(
-            "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: {}",
-            other.len()
-        ))),
-    }
-}
-
 impl<T: GemmElement + Number> OpKernel for Conv2DBackpropInputKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let sizes = ctx.input(0)?.clone();
@@ -100,31 +64,9 @@ impl<T: GemmElement + Number> OpKernel for Conv2DBackpropInputKernel<T> {
             self.params.dilations.iter().all(|&d| d == 1),
             "Current CPU implementations do not yet support dilation rates larger than 1."
         );
-        registry_core::kernel_ensure!(
-            filter.shape().rank() == 4,
-            "Conv2DBackpropInput: filter must be 4-dimensional, got {}",
-            filter.shape()
-        );
-        registry_core::kernel_ensure!(
-            dy.shape().rank() == 4,
-            "Conv2DBackpropInput: out_backprop must be 4-dimensional, got {}",
-            dy.shape()
-        );
-        let input = input_shape(&sizes, f, dy.dims(), filter.dims())?;
-        let g = self.params.geometry(&input, filter.dims())?;
-        registry_core::kernel_ensure!(
-            g.in_depth == g.patch_depth,
-            "Conv2DBackpropInput: input depth {} must equal the filter's input depth {}",
-            g.in_depth,
-            g.patch_depth
-        );
-        let expected = g.out_shape(f);
-        registry_core::kernel_ensure!(
-            dy.dims() == expected,
-            "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = {}, computed = {:?}",
-            dy.shape(),
-            expected
-        );
+        let (input, g) = self
+            .params
+            .backprop_input_geometry(&sizes, filter.shape(), dy.shape())?;
         let out = ctx.allocate_output(0, input)?;
         if out.num_elements() == 0 {
             return Ok(());

@@ -43,45 +43,10 @@ impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
         let filter = ctx.input(1)?.clone();
-        registry_core::kernel_ensure!(
-            input.shape().rank() == 4,
-            "input must be 4-dimensional{}",
-            input.shape()
-        );
-        registry_core::kernel_ensure!(
-            filter.shape().rank() == 4,
-            "filter must be 4-dimensional: {}",
-            filter.shape()
-        );
-        let f = self.params.format;
-        let (stride_rows, stride_cols) = (
-            self.params.strides[f.index('H')],
-            self.params.strides[f.index('W')],
-        );
-        registry_core::kernel_ensure!(
-            stride_rows == stride_cols,
-            "Current implementation only supports equal length strides in the row and column dimensions."
-        );
-        if self.params.dilations.iter().any(|&d| d != 1) {
-            let d = self.params.dilations;
-            return Err(KernelError::unimplemented(format!(
-                "Current kernel implementation does not support dilations, received [{} {} {} {}]",
-                d[0], d[1], d[2], d[3]
-            )));
-        }
-        let in_depth = input.dims()[f.index('C')];
-        let [fh, fw, filter_depth, multiplier] = [0, 1, 2, 3].map(|i| filter.dims()[i]);
-        registry_core::kernel_ensure!(
-            in_depth == filter_depth,
-            "input and filter must have the same depth: {in_depth} vs {filter_depth}"
-        );
-        let out_depth = in_depth
-            .checked_mul(multiplier)
-            .ok_or_else(|| KernelError::invalid_argument("output depth too large"))?;
-        // The windows are Conv2D's, for a filter with the output's depth.
-        let g = self
+        let (g, multiplier) = self
             .params
-            .geometry(input.dims(), &[fh, fw, in_depth, out_depth])?;
+            .depthwise_geometry(input.shape(), filter.shape())?;
+        let f = self.params.format;
         let out = ctx.allocate_output(0, g.out_shape(f))?;
         if out.num_elements() == 0 || input.num_elements() == 0 {
             return Ok(());

@@ -132,10 +132,15 @@ impl GemmPlan {
     /// The call's `(m, n, k, lda, ldb, ldc)` for cuBLAS (column-major: `n`
     /// and `m` swapped), or an error when one exceeds cuBLAS's `int`.
     pub fn cublas_dims(&self) -> Result<[i32; 6], KernelError> {
+        self.cublas_dims_of("MatMul")
+    }
+
+    /// [`Self::cublas_dims`], with errors naming op `op`.
+    pub fn cublas_dims_of(&self, op: &str) -> Result<[i32; 6], KernelError> {
         let int = |v: usize, what: &str| {
             i32::try_from(v).map_err(|_| {
                 KernelError::unimplemented(format!(
-                    "MatMul on the GPU: {what} ({v}) exceeds cuBLAS's int range"
+                    "{op} on the GPU: {what} ({v}) exceeds cuBLAS's int range"
                 ))
             })
         };
@@ -161,7 +166,8 @@ fn matrix_dims(shape: &TensorShape, index: usize) -> Result<[usize; 2], KernelEr
     }
 }
 
-fn op(transpose: bool) -> cublasOperation_t {
+/// cuBLAS's operation for an operand transposed or not.
+pub(crate) fn op(transpose: bool) -> cublasOperation_t {
     if transpose {
         cublasOperation_t::CUBLAS_OP_T
     } else {

@@ -1,7 +1,8 @@
 //! Element-wise binary kernels on the GPU, with TF's broadcasting:
 //! arithmetic (`AddV2`, `Sub`, `Mul`, `RealDiv`, `FloorDiv`, `FloorMod`,
 //! `Maximum`, `Minimum`, `Pow`, `SquaredDifference`), comparisons with a
-//! `bool` output (`Equal`, `Greater`) and `LogicalAnd`.
+//! `bool` output (`Equal`, `NotEqual`, `Greater`, `GreaterEqual`, `Less`,
+//! `LessEqual`) and `LogicalAnd`, `LogicalOr`.
 //!
 //! The output shape and the merged broadcast problem are planned on the
 //! host ([`BroadcastPlan`]); the kernel runs a flat loop when both inputs
@@ -15,16 +16,17 @@
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_standard_ops::{
-    AddV2, Equal, FloorDiv, FloorMod, Greater, LogicalAnd, Maximum, Minimum, Mul, Pow, RealDiv,
-    SquaredDifference, Sub,
+    AddV2, Equal, FloorDiv, FloorMod, Greater, GreaterEqual, Less, LessEqual, LogicalAnd,
+    LogicalOr, Maximum, Minimum, Mul, NotEqual, Pow, RealDiv, SquaredDifference, Sub,
 };
+use registry_core::device::Device;
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, KernelRegistration, KernelSource, OpKernel, OpKernelConstruction,
     OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::TensorShape;
+use registry_core::tensor::{Tensor, TensorShape};
 
 use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
 use super::io::flat_launch;
@@ -51,11 +53,11 @@ fn binary_fn(op: &str) -> Option<BinaryFn> {
 }
 
 /// The sources a registration of a binary kernel compiles: its op on its
-/// type (`bool` for `LogicalAnd`).
+/// type (`bool` for `LogicalAnd` and `LogicalOr`).
 pub fn binary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
     let f = binary_fn(reg.op)
         .ok_or_else(|| KernelError::internal(format!("{} is not a binary op", reg.op)))?;
-    if f == BinaryFn::LogicalAnd {
+    if f.logical() {
         return Ok(vec![binary_source(f, DataType::DtBool)?]);
     }
     sources_of_type(reg, "T", |dtype| binary_source(f, dtype))
@@ -64,7 +66,13 @@ pub fn binary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, Ker
 /// Every binary op of the standard set on the GPU (the op's function on the
 /// node's `T`), with TF's broadcasting. Integer division by zero and
 /// negative integer powers give the defined values of
-/// [`source`](super::source); `Equal` has its `incompatible_shape_error`.
+/// [`source`](super::source); `Equal` and `NotEqual` have their
+/// `incompatible_shape_error` (incompatible shapes give a scalar `false`,
+/// `true` for `NotEqual`, when it is false).
+///
+/// The types are TF 2.21's GPU kernels' (its `int32` comparisons keep
+/// their operands in host memory; here they run on the GPU like the
+/// other types).
 #[kernel(op = AddV2, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
 #[kernel(op = Sub, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
 #[kernel(op = Mul, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
@@ -75,9 +83,14 @@ pub fn binary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, Ker
 #[kernel(op = Minimum, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
 #[kernel(op = Pow, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
 #[kernel(op = SquaredDifference, device = GPU, T = [half, bfloat16, float, double, int32, int64], sources = binary_sources)]
-#[kernel(op = Greater, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8], sources = binary_sources)]
+#[kernel(op = Greater, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64], sources = binary_sources)]
+#[kernel(op = GreaterEqual, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64], sources = binary_sources)]
+#[kernel(op = Less, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64], sources = binary_sources)]
+#[kernel(op = LessEqual, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64], sources = binary_sources)]
 #[kernel(op = Equal, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool], sources = binary_sources)]
+#[kernel(op = NotEqual, device = GPU, T = [half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool], sources = binary_sources)]
 #[kernel(op = LogicalAnd, device = GPU, sources = binary_sources)]
+#[kernel(op = LogicalOr, device = GPU, sources = binary_sources)]
 pub struct BinaryGpu {
     op: BinaryFn,
     dtype: DataType,
@@ -87,9 +100,10 @@ pub struct BinaryGpu {
     scalar_y: CudaFunction,
     bcast32: CudaFunction,
     bcast64: CudaFunction,
-    /// `Equal`'s `incompatible_shape_error = false`: incompatible shapes
-    /// give a scalar `false` instead of an error.
-    incompatible_is_false: bool,
+    /// `Equal`'s and `NotEqual`'s `incompatible_shape_error = false`:
+    /// incompatible shapes give a scalar (`false` for `Equal`, `true` for
+    /// `NotEqual`) instead of an error.
+    incompatible_scalar: Option<bool>,
 }
 
 impl std::fmt::Debug for BinaryGpu {
@@ -97,7 +111,7 @@ impl std::fmt::Debug for BinaryGpu {
         f.debug_struct("BinaryGpu")
             .field("op", &self.op)
             .field("dtype", &self.dtype)
-            .field("incompatible_is_false", &self.incompatible_is_false)
+            .field("incompatible_scalar", &self.incompatible_scalar)
             .finish()
     }
 }
@@ -106,15 +120,18 @@ impl BuildKernel for BinaryGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let op = binary_fn(ctx.op())
             .ok_or_else(|| KernelError::internal(format!("{} is not a binary op", ctx.op())))?;
-        let dtype = if op == BinaryFn::LogicalAnd {
+        let dtype = if op.logical() {
             DataType::DtBool
         } else {
             ctx.attr("T")?
         };
-        let incompatible_is_false = if op == BinaryFn::Equal {
-            !ctx.attr::<bool>("incompatible_shape_error")?
-        } else {
-            false
+        let incompatible_scalar = match op {
+            BinaryFn::Equal | BinaryFn::NotEqual
+                if !ctx.attr::<bool>("incompatible_shape_error")? =>
+            {
+                Some(op == BinaryFn::NotEqual)
+            }
+            _ => None,
         };
         let source = binary_source(op, dtype)?;
         let gpu = ctx.gpu()?;
@@ -132,7 +149,7 @@ impl BuildKernel for BinaryGpu {
             scalar_y: function(binary_entry::SCALAR_Y)?,
             bcast32: function(binary_entry::BCAST32)?,
             bcast64: function(binary_entry::BCAST64)?,
-            incompatible_is_false,
+            incompatible_scalar,
         })
     }
 }
@@ -153,9 +170,13 @@ impl OpKernel for BinaryGpu {
             let (x, y) = (ctx.input(0)?, ctx.input(1)?);
             let plan = match BroadcastPlan::new([x.dims(), y.dims()]) {
                 Ok(plan) => plan,
-                Err(BroadcastError::Incompatible) if self.incompatible_is_false => {
+                Err(BroadcastError::Incompatible) if self.incompatible_scalar.is_some() => {
                     let gpu = ctx.gpu()?;
-                    let out = gpu.zeros(DataType::DtBool, TensorShape::scalar())?;
+                    let out = if self.incompatible_scalar == Some(true) {
+                        gpu.upload(&Tensor::scalar(true))?
+                    } else {
+                        gpu.zeros(DataType::DtBool, TensorShape::scalar())?
+                    };
                     return ctx.set_output(0, out);
                 }
                 // TF's message ("Incompatible shapes: ...") or the overflow.

@@ -1,13 +1,16 @@
 //! Element-wise GPU kernels: unary math, binary arithmetic with TF's
-//! broadcasting, comparisons, `LogicalAnd`, `Select`/`SelectV2`, `Cast`
+//! broadcasting, comparisons, logical ops, `Select`/`SelectV2`, `Cast`
 //! and `AddN`.
 //!
 //! - unary ([`unary`]): every entry of the standard ops' unary table
-//!   (`Abs`, `Neg`, `Exp`, `Log`, `Floor`, `Rsqrt`, `Sqrt`, `Square`,
-//!   `Sigmoid`, `Tanh`, `Relu`);
+//!   (`Abs`, `Neg`, `Exp`, `Log`, `Floor`, `Ceil`, `Round`, `Sign`,
+//!   `Rsqrt`, `Sqrt`, `Square`, `Reciprocal`, `Sigmoid`, `Tanh`, `Erf`,
+//!   `Erfc`, `Log1p`, `Expm1`, `Sin`, `Cos`, and in `nn` `Relu`, `Relu6`,
+//!   `Elu`, `Selu`, `Softplus`, `Softsign`), and `LogicalNot`;
 //! - binary ([`binary`]): `AddV2`, `Sub`, `Mul`, `RealDiv`, `FloorDiv`,
 //!   `FloorMod`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `Equal`,
-//!   `Greater`, `LogicalAnd`;
+//!   `NotEqual`, `Greater`, `GreaterEqual`, `Less`, `LessEqual`,
+//!   `LogicalAnd`, `LogicalOr`;
 //! - [`select`]: `Select`, `SelectV2`; [`cast`]: `Cast`; [`add_n`]: `AddN`.
 //!
 //! Each (op, dtype) has its own CUDA source ([`source`]), compiled with

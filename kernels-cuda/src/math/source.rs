@@ -274,11 +274,21 @@ pub enum BinaryFn {
     Greater,
     /// `x && y` on `bool`s.
     LogicalAnd,
+    /// `x != y`, a `bool`.
+    NotEqual,
+    /// `x < y`, a `bool`.
+    Less,
+    /// `x <= y`, a `bool`.
+    LessEqual,
+    /// `x >= y`, a `bool`.
+    GreaterEqual,
+    /// `x || y` on `bool`s.
+    LogicalOr,
 }
 
 impl BinaryFn {
     /// Every binary function.
-    pub const ALL: [BinaryFn; 13] = [
+    pub const ALL: [BinaryFn; 18] = [
         Self::AddV2,
         Self::Sub,
         Self::Mul,
@@ -292,6 +302,11 @@ impl BinaryFn {
         Self::Equal,
         Self::Greater,
         Self::LogicalAnd,
+        Self::NotEqual,
+        Self::Less,
+        Self::LessEqual,
+        Self::GreaterEqual,
+        Self::LogicalOr,
     ];
 
     /// The op's name.
@@ -310,13 +325,31 @@ impl BinaryFn {
             Self::Equal => "Equal",
             Self::Greater => "Greater",
             Self::LogicalAnd => "LogicalAnd",
+            Self::NotEqual => "NotEqual",
+            Self::Less => "Less",
+            Self::LessEqual => "LessEqual",
+            Self::GreaterEqual => "GreaterEqual",
+            Self::LogicalOr => "LogicalOr",
         }
     }
 
     /// Whether the output is `bool` (comparisons) rather than the inputs'
     /// type.
     pub fn bool_output(self) -> bool {
-        matches!(self, Self::Equal | Self::Greater)
+        matches!(
+            self,
+            Self::Equal
+                | Self::NotEqual
+                | Self::Greater
+                | Self::GreaterEqual
+                | Self::Less
+                | Self::LessEqual
+        )
+    }
+
+    /// Whether the op is defined on `bool`s only (no `T` attr).
+    pub fn logical(self) -> bool {
+        matches!(self, Self::LogicalAnd | Self::LogicalOr)
     }
 
     /// The function of `a` and `b` (values of the compute type), or `None`
@@ -347,8 +380,13 @@ impl BinaryFn {
                 s("wrap_mul(wrap_sub(a, b), wrap_sub(a, b))")
             }
             (Self::Equal, _) => s("a == b"),
+            (Self::NotEqual, _) => s("a != b"),
             (Self::Greater, Float | Double | Signed | Unsigned) => s("a > b"),
+            (Self::GreaterEqual, Float | Double | Signed | Unsigned) => s("a >= b"),
+            (Self::Less, Float | Double | Signed | Unsigned) => s("a < b"),
+            (Self::LessEqual, Float | Double | Signed | Unsigned) => s("a <= b"),
             (Self::LogicalAnd, Bool) => s("a && b"),
+            (Self::LogicalOr, Bool) => s("a || b"),
             _ => None,
         }
     }

@@ -1,8 +1,10 @@
 //! Element-wise unary kernels on the GPU: every entry of the standard ops'
 //! unary table ([`opreg_op_logic::unary_functions!`]: `Abs`, `Neg`,
 //! `Square`, `Floor`, `Exp`, `Log`, `Sqrt`, `Rsqrt`, `Sigmoid`, `Tanh`,
-//! `Relu`), for the GPU types the table lists, from the table's CUDA C
-//! expression of each. The input is updated in place when it can be
+//! `Relu`, the activations and special functions), for the GPU types the
+//! table lists, from the table's CUDA C expression of each; and
+//! `LogicalNot` on `bool`s ([`BOOL_UNARY`], outside the table, which has
+//! no `bool` entries). The input is updated in place when it can be
 //! forwarded; 16 bytes move per thread and step on the aligned path.
 
 use cudarc::driver::{CudaFunction, PushKernelArg};
@@ -17,8 +19,28 @@ use super::io::flat_launch;
 use super::source::{COMMON, Kind, c_type, kind, unsupported, vector_width};
 use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
 
-/// The sources a registration of [`UnaryGpu`] compiles: its op on its type.
+/// The unary ops on `bool`s (no type attr), with their CUDA C expression
+/// of `x`: `LogicalNot`.
+pub const BOOL_UNARY: [(&str, &str); 1] = [("LogicalNot", "!x")];
+
+/// The CUDA C expression of unary `op` on elements of `kind`: the table's
+/// ([`unary_expression`]), or a [`BOOL_UNARY`] one for `bool`s.
+pub fn gpu_expression(op: &str, kind: Kind) -> Option<&'static str> {
+    if kind == Kind::Bool {
+        return BOOL_UNARY
+            .iter()
+            .find(|(name, _)| *name == op)
+            .map(|&(_, expr)| expr);
+    }
+    unary_expression(op, kind)
+}
+
+/// The sources a registration of [`UnaryGpu`] compiles: its op on its type
+/// (`bool` for the [`BOOL_UNARY`] ops).
 pub fn unary_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, KernelError> {
+    if BOOL_UNARY.iter().any(|(name, _)| *name == reg.op) {
+        return Ok(vec![unary_source(reg.op, DataType::DtBool)?]);
+    }
     reg.constraints
         .iter()
         .filter(|c| c.attr == "T")
@@ -33,7 +55,7 @@ pub fn unary_source(op: &str, dtype: DataType) -> Result<KernelSource, KernelErr
     let name = op;
     let t = c_type(name, dtype)?;
     let expr = kind(dtype)
-        .and_then(|k| unary_expression(op, k))
+        .and_then(|k| gpu_expression(op, k))
         .ok_or_else(|| unsupported(name, dtype))?;
     let code = format!(
         r#"{COMMON}
@@ -138,13 +160,17 @@ macro_rules! gpu_unary_kernels {
             }
         }
 
-        /// Every entry of the table on the GPU, one kernel type for all:
-        /// built for a node, it compiles (or finds cached) its op's
-        /// expression on its dtype.
+        /// Every entry of the table on the GPU, and `LogicalNot`
+        /// ([`BOOL_UNARY`]), one kernel type for all: built for a node, it
+        /// compiles (or finds cached) its op's expression on its dtype.
         $(#[cfg_attr(
             feature = $group,
             kernel(op = opreg_standard_ops::$op, device = GPU, T = [$($gt),*], sources = unary_sources)
         )])*
+        #[cfg_attr(
+            feature = "math",
+            kernel(op = opreg_standard_ops::LogicalNot, device = GPU, sources = unary_sources)
+        )]
         #[derive(Debug)]
         pub struct UnaryGpu {
             func: CudaFunction,
@@ -165,6 +191,15 @@ mod tests {
         let s = unary_source("Abs", DataType::DtFloat).unwrap();
         assert_eq!(s.key(), "unary/Abs/float");
         assert!(s.code().contains("typedef float T;"));
+    }
+
+    #[test]
+    fn logical_not_is_a_bool_source() {
+        let s = unary_source("LogicalNot", DataType::DtBool).unwrap();
+        assert_eq!(s.key(), "unary/LogicalNot/bool");
+        assert!(s.code().contains("store<T>(!x)"));
+        assert!(unary_source("LogicalNot", DataType::DtFloat).is_err());
+        assert!(unary_source("Abs", DataType::DtBool).is_err());
     }
 
     #[test]

@@ -11,7 +11,12 @@
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use cudarc::cudnn::{ConvForward, CudnnDataType, CudnnError, sys as cudnn_sys};
+use std::sync::Arc;
+
+use cudarc::cudnn::{
+    ConvBackwardData, ConvDescriptor, ConvForward, Cudnn, CudnnDataType, CudnnError,
+    FilterDescriptor, TensorDescriptor, sys as cudnn_sys,
+};
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::conv::{Conv2DParams, ConvGeometry};
 use opreg_op_logic::window::{DataFormat, Window};
@@ -21,7 +26,7 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::{Tensor, TensorElement, TensorShape, f16};
+use registry_core::tensor::{Tensor, TensorElement, TensorShape, element_size, f16};
 
 use super::sources::{self, nn_sources};
 use opreg_cuda::{
@@ -161,43 +166,17 @@ pub(crate) fn nchw_to_nhwc(dims: [usize; 4]) -> ([i64; 4], [i64; 4]) {
     ([n, h, w, c], [c * h * w, w, 1, h * w])
 }
 
-/// A dimension as cuDNN's `int`, or an error naming it.
-fn c_int(value: i64, what: &str) -> Result<i32, KernelError> {
+/// A dimension as cuDNN's `int`, or an error naming it and op `op`.
+pub(crate) fn c_int_of(op: &str, value: i64, what: &str) -> Result<i32, KernelError> {
     i32::try_from(value).map_err(|_| {
         KernelError::unimplemented(format!(
-            "Conv2D on the GPU: {what} ({value}) exceeds cuDNN's int range"
+            "{op} on the GPU: {what} ({value}) exceeds cuDNN's int range"
         ))
     })
 }
 
-/// `Conv2D` on the GPU through cuDNN (half, float, double), NHWC or NCHW,
-/// with strides, dilations, VALID/SAME/EXPLICIT padding and grouped
-/// convolution (input depth a multiple of the filter's). Generic over the
-/// element type for cuDNN's typed descriptors ([`ConvElement`]).
-#[kernel(op = Conv2D, device = GPU, T = [half, float, double], sources = nn_sources)]
-pub struct Conv2DGpu<T> {
-    permute: CudaFunction,
-    pad: CudaFunction,
-    params: Conv2DParams,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
-    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
-        let params = Conv2DParams::from_attrs(ctx.attrs())?;
-        let gpu = ctx.gpu()?;
-        let source = sources::conv_layout(T::DTYPE)?;
-        Ok(Self {
-            permute: gpu.function(&source, "permute")?,
-            pad: gpu.function(&source, "pad")?,
-            params,
-            _t: PhantomData,
-        })
-    }
-}
-
 /// Dims as a tensor shape.
-fn shape_of(dims: [i64; 4]) -> Result<TensorShape, KernelError> {
+pub(crate) fn shape_of(dims: [i64; 4]) -> Result<TensorShape, KernelError> {
     let dims: Vec<usize> = dims
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| KernelError::internal("a negative Conv2D dim")))
@@ -205,11 +184,38 @@ fn shape_of(dims: [i64; 4]) -> Result<TensorShape, KernelError> {
     Ok(TensorShape::new(&dims)?)
 }
 
-impl<T: ConvElement> Conv2DGpu<T> {
+/// The layout kernels of the cuDNN convolutions ([`sources::conv_layout`]
+/// for one dtype): gathers (transposes, crops) and zero padding on the GPU.
+#[derive(Debug)]
+pub(crate) struct ConvLayout {
+    permute: CudaFunction,
+    pad: CudaFunction,
+    dtype: DataType,
+    /// The op, for messages.
+    op: &'static str,
+}
+
+impl ConvLayout {
+    /// Compiles (or finds cached) the layout kernels for `dtype`.
+    pub(crate) fn new(
+        ctx: &OpKernelConstruction<'_>,
+        dtype: DataType,
+        op: &'static str,
+    ) -> Result<Self, KernelError> {
+        let gpu = ctx.gpu()?;
+        let source = sources::conv_layout(dtype)?;
+        Ok(Self {
+            permute: gpu.function(&source, "permute")?,
+            pad: gpu.function(&source, "pad")?,
+            dtype,
+            op,
+        })
+    }
+
     /// `src` gathered into a new temporary tensor of shape `dims`:
     /// row-major over `dims`, element `coord` read at `sum(coord[d] *
     /// strides[d])` of `src` (a transpose).
-    fn permute(
+    pub(crate) fn permute(
         &self,
         ctx: &OpKernelContext<'_>,
         src: &Tensor,
@@ -217,16 +223,55 @@ impl<T: ConvElement> Conv2DGpu<T> {
         strides: [i64; 4],
         what: &str,
     ) -> Result<Tensor, KernelError> {
+        let mut out = ctx.allocate_temp(self.dtype, shape_of(dims)?)?;
+        self.gather_into(ctx, src, 0, dims, strides, &mut out, what)?;
+        Ok(out)
+    }
+
+    /// Writes every element of `out` (of shape `dims`, row-major): element
+    /// `coord` is `src`'s element `offset + sum(coord[d] * strides[d])` (a
+    /// transpose, or a crop of a larger tensor: `offset` its first element).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gather_into(
+        &self,
+        ctx: &OpKernelContext<'_>,
+        src: &Tensor,
+        offset: i64,
+        dims: [i64; 4],
+        strides: [i64; 4],
+        out: &mut Tensor,
+        what: &str,
+    ) -> Result<(), KernelError> {
         let n = dims.iter().product::<i64>();
         let rank4 = || KernelError::internal("rank 4 > MAX_RANK");
         let out_dims = ShapeArg::new(&dims).ok_or_else(rank4)?;
         let in_strides = ShapeArg::new(&strides).ok_or_else(rank4)?;
-        // The permute kernel writes all n elements.
-        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(dims)?)?;
-        if n == 0 {
-            return Ok(out);
+        if out.num_elements() as i64 != n || out.dtype() != self.dtype {
+            return Err(KernelError::internal(format!(
+                "{}: a {what} gather into a tensor of another shape or dtype",
+                self.op
+            )));
         }
-        let (x, y) = (gpu_ptr(src)?, gpu_ptr_mut(&mut out)?);
+        if n == 0 {
+            return Ok(());
+        }
+        // The farthest element the gather reads, which must be in `src`.
+        let last = offset
+            + dims
+                .iter()
+                .zip(&strides)
+                .map(|(&d, &s)| (d - 1) * s)
+                .sum::<i64>();
+        if offset < 0 || last >= src.num_elements() as i64 || src.dtype() != self.dtype {
+            return Err(KernelError::internal(format!(
+                "{}: a {what} gather outside its source",
+                self.op
+            )));
+        }
+        let size = element_size(self.dtype)
+            .ok_or_else(|| KernelError::internal("a conv layout dtype without a size"))?;
+        let x = gpu_ptr(src)? + (offset as u64) * size as u64;
+        let y = gpu_ptr_mut(out)?;
         let mut launch = ctx.gpu()?.stream().launch_builder(&self.permute);
         launch
             .arg(&x)
@@ -235,18 +280,18 @@ impl<T: ConvElement> Conv2DGpu<T> {
             .arg(&out_dims)
             .arg(&in_strides);
         // SAFETY: `permute(const T*, T*, index_t, shape_arg, shape_arg)`
-        // matches these args; out holds n elements of T, and the callers'
-        // strides map every coordinate inside `dims` to an element of `src`
-        // (a permutation of its dims).
+        // matches these args; out holds n elements of T (checked above),
+        // and every element read, at most `last` past the start of `src`,
+        // is inside it (checked above: strides and dims are non-negative).
         unsafe { launch.launch(grid_for(n as usize)) }
-            .map_err(|e| gpu_error(&format!("launching Conv2D's {what} transpose"), e))?;
-        Ok(out)
+            .map(|_| ())
+            .map_err(|e| gpu_error(&format!("launching {}'s {what} transpose", self.op), e))
     }
 
     /// A zero-padded copy of the input (`in_dims` in layout `f`,
     /// `before`/`after` the extra padding per dimension); returns it with
     /// its dims.
-    fn padded_input(
+    pub(crate) fn padded_input(
         &self,
         ctx: &OpKernelContext<'_>,
         f: DataFormat,
@@ -270,7 +315,7 @@ impl<T: ConvElement> Conv2DGpu<T> {
         let in_arg = ShapeArg::new(&as_i64(in_dims)).ok_or_else(rank4)?;
         let before_arg = ShapeArg::new(&before).ok_or_else(rank4)?;
         // The pad kernel writes all n elements (input values or zeros).
-        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(as_i64(out_dims))?)?;
+        let mut out = ctx.allocate_temp(self.dtype, shape_of(as_i64(out_dims))?)?;
         let (x, y) = (gpu_ptr(input)?, gpu_ptr_mut(&mut out)?);
         let count = n as i64;
         let mut launch = ctx.gpu()?.stream().launch_builder(&self.pad);
@@ -285,27 +330,45 @@ impl<T: ConvElement> Conv2DGpu<T> {
         // shape_arg)` matches these args; out holds n elements of T, and the
         // kernel reads the input only at coordinates inside `in_dims`.
         unsafe { launch.launch(grid_for(n)) }
-            .map_err(|e| gpu_error("launching Conv2D's input padding", e))?;
+            .map_err(|e| gpu_error(&format!("launching {}'s input padding", self.op), e))?;
         Ok((out, out_dims))
     }
+}
 
-    /// Runs cuDNN's forward convolution of `x` (dims `x_dims` in layout
-    /// `f`) with the permuted filter `w` into `y` (layout `f`).
-    #[allow(clippy::too_many_arguments)]
-    fn convolve(
-        &self,
-        ctx: &OpKernelContext<'_>,
+/// A convolution's sizes as cuDNN takes them: dims in NCHW order (whatever
+/// the layout), each checked against cuDNN's `int`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CudnnConvDims {
+    /// The layout of `x` and `y` (and the filter's: KCRS or KRSC).
+    layout: cudnn_sys::cudnnTensorFormat_t,
+    /// The (padded) input: n, c, h, w.
+    x: [i32; 4],
+    /// The output: n, k, p, q.
+    y: [i32; 4],
+    /// The filter: k, c / groups, r, s.
+    w: [i32; 4],
+    /// cuDNN's symmetric padding of rows and columns.
+    pad: [i32; 2],
+    stride: [i32; 2],
+    dilation: [i32; 2],
+    groups: i32,
+}
+
+impl CudnnConvDims {
+    /// The sizes of `g`'s convolution (in `groups` groups) of an input of
+    /// `x_dims` in layout `f` (after the extra padding of `pads`, whose
+    /// symmetric part cuDNN applies).
+    pub(crate) fn new(
+        op: &str,
         f: DataFormat,
         g: &ConvGeometry,
         groups: usize,
         pads: &CudnnPadding,
-        x: &Tensor,
         x_dims: [usize; 4],
-        w: &Tensor,
-        y: &mut Tensor,
-    ) -> Result<(), KernelError> {
+    ) -> Result<Self, KernelError> {
+        let c_int = |v: i64, what: &str| c_int_of(op, v, what);
         let int = |v: usize, what: &str| c_int(v as i64, what);
-        let x_nchw = [
+        let x = [
             int(x_dims[0], "batch")?,
             int(x_dims[f.index('C')], "input depth")?,
             int(x_dims[f.index('H')], "padded input rows")?,
@@ -313,8 +376,8 @@ impl<T: ConvElement> Conv2DGpu<T> {
         ];
         let image = x_dims[1..].iter().product::<usize>() as i64;
         c_int(image, "input elements per image")?;
-        let y_nchw = [
-            x_nchw[0],
+        let y = [
+            x[0],
             int(g.out_depth, "output depth")?,
             int(g.rows.out, "output rows")?,
             int(g.cols.out, "output cols")?,
@@ -323,113 +386,311 @@ impl<T: ConvElement> Conv2DGpu<T> {
             (g.out_depth * g.rows.out * g.cols.out) as i64,
             "output elements per image",
         )?;
-        let w_kcrs = [
-            y_nchw[1],
+        let w = [
+            y[1],
             int(g.patch_depth, "filter depth")?,
             int(g.filter_rows, "filter rows")?,
             int(g.filter_cols, "filter cols")?,
         ];
-        let pad = [
-            c_int(pads.common[0], "row padding")?,
-            c_int(pads.common[1], "column padding")?,
-        ];
-        let stride = [
-            c_int(g.stride_rows, "row stride")?,
-            c_int(g.stride_cols, "column stride")?,
-        ];
-        let dilation = [
-            c_int(g.dilation_rows, "row dilation")?,
-            c_int(g.dilation_cols, "column dilation")?,
-        ];
-        let groups = c_int(groups as i64, "groups")?;
-        let x_len = x_dims.iter().product::<usize>();
-        let w_len = w_kcrs.iter().map(|&d| d as usize).product::<usize>();
-        let y_len = y_nchw.iter().map(|&d| d as usize).product::<usize>();
-        let layout = match f {
-            DataFormat::Nhwc => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
-            DataFormat::Nchw => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
-        };
-        let gpu: &GpuDevice = ctx.gpu()?;
-        gpu.context()
-            .bind_to_thread()
-            .map_err(|e| gpu_error("binding the CUDA context", e))?;
-        let (x, w, y) = (gpu_slice(x)?, gpu_slice(w)?, gpu_slice_mut(y)?);
-        gpu.with_cudnn(|cudnn| {
-            // cudarc's cuDNN wrappers assert and unwrap in places; a panic
-            // there becomes this kernel's error.
-            catch_unwind(AssertUnwindSafe(|| {
-                let cudnn_err = |what: &'static str| move |e: CudnnError| gpu_error(what, e);
-                let x_desc = cudnn
-                    .create_4d_tensor::<T::Data>(layout, x_nchw)
-                    .map_err(cudnn_err("describing Conv2D's input to cuDNN"))?;
-                let y_desc = cudnn
-                    .create_4d_tensor::<T::Data>(layout, y_nchw)
-                    .map_err(cudnn_err("describing Conv2D's output to cuDNN"))?;
-                let w_desc = cudnn
-                    .create_4d_filter::<T::Data>(layout, w_kcrs)
-                    .map_err(cudnn_err("describing Conv2D's filter to cuDNN"))?;
-                let mut conv = cudnn
-                    .create_conv2d::<T::Compute>(
-                        pad,
-                        stride,
-                        dilation,
-                        cudnn_sys::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
-                    )
-                    .map_err(cudnn_err("describing Conv2D to cuDNN"))?;
-                conv.set_math_type(T::MATH)
-                    .map_err(cudnn_err("setting Conv2D's cuDNN math type"))?;
-                if groups > 1 {
-                    conv.set_group_count(groups)
-                        .map_err(cudnn_err("setting Conv2D's cuDNN group count"))?;
+        Ok(Self {
+            layout: match f {
+                DataFormat::Nhwc => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+                DataFormat::Nchw => cudnn_sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+            },
+            x,
+            y,
+            w,
+            pad: [
+                c_int(pads.common[0], "row padding")?,
+                c_int(pads.common[1], "column padding")?,
+            ],
+            stride: [
+                c_int(g.stride_rows, "row stride")?,
+                c_int(g.stride_cols, "column stride")?,
+            ],
+            dilation: [
+                c_int(g.dilation_rows, "row dilation")?,
+                c_int(g.dilation_cols, "column dilation")?,
+            ],
+            groups: c_int(groups as i64, "groups")?,
+        })
+    }
+
+    /// The elements of the input, the filter and the output.
+    fn lens(&self) -> [usize; 3] {
+        let len = |d: [i32; 4]| d.iter().map(|&v| v as usize).product::<usize>();
+        [len(self.x), len(self.w), len(self.y)]
+    }
+}
+
+/// cuDNN's descriptors of one convolution: input, filter, output and the
+/// convolution (with its math type and group count).
+type Descriptors<T> = (
+    TensorDescriptor<<T as ConvElement>::Data>,
+    FilterDescriptor<<T as ConvElement>::Data>,
+    TensorDescriptor<<T as ConvElement>::Data>,
+    ConvDescriptor<<T as ConvElement>::Compute>,
+);
+
+/// Describes the convolution of `d` to cuDNN.
+fn describe<T: ConvElement>(
+    cudnn: &Arc<Cudnn>,
+    op: &str,
+    d: &CudnnConvDims,
+) -> Result<Descriptors<T>, KernelError> {
+    let cudnn_err =
+        |what: &'static str| move |e: CudnnError| gpu_error(&format!("{what} ({op})"), e);
+    let x_desc = cudnn
+        .create_4d_tensor::<T::Data>(d.layout, d.x)
+        .map_err(cudnn_err("describing a convolution's input to cuDNN"))?;
+    let y_desc = cudnn
+        .create_4d_tensor::<T::Data>(d.layout, d.y)
+        .map_err(cudnn_err("describing a convolution's output to cuDNN"))?;
+    let w_desc = cudnn
+        .create_4d_filter::<T::Data>(d.layout, d.w)
+        .map_err(cudnn_err("describing a convolution's filter to cuDNN"))?;
+    let mut conv = cudnn
+        .create_conv2d::<T::Compute>(
+            d.pad,
+            d.stride,
+            d.dilation,
+            cudnn_sys::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
+        )
+        .map_err(cudnn_err("describing a convolution to cuDNN"))?;
+    conv.set_math_type(T::MATH)
+        .map_err(cudnn_err("setting a convolution's cuDNN math type"))?;
+    if d.groups > 1 {
+        conv.set_group_count(d.groups)
+            .map_err(cudnn_err("setting a convolution's cuDNN group count"))?;
+    }
+    Ok((x_desc, w_desc, y_desc, conv))
+}
+
+/// `bytes` of cuDNN scratch space (none for 0).
+fn workspace(ctx: &OpKernelContext<'_>, bytes: usize) -> Result<Option<Tensor>, KernelError> {
+    // cuDNN's scratch space: never read as tensor data.
+    if bytes > 0 {
+        Ok(Some(ctx.allocate_temp(DataType::DtUint8, [bytes])?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Which cuDNN convolution to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConvDirection {
+    /// `y = conv(x, w)` (`cudnnConvolutionForward`).
+    Forward,
+    /// `x = conv_backward_data(w, y)`: the gradient with respect to the
+    /// input (`cudnnConvolutionBackwardData`).
+    BackwardData,
+}
+
+/// Runs a cuDNN convolution of `d`'s sizes with the permuted filter `w`,
+/// reading `src` and writing every element of `dst` (both in `d`'s
+/// layout): forward reads the input and writes the output; backward data
+/// reads the output's gradient and writes the input's.
+pub(crate) fn run_cudnn_conv<T: ConvElement>(
+    ctx: &OpKernelContext<'_>,
+    op: &str,
+    direction: ConvDirection,
+    d: &CudnnConvDims,
+    src: &Tensor,
+    w: &Tensor,
+    dst: &mut Tensor,
+) -> Result<(), KernelError> {
+    let [x_len, w_len, y_len] = d.lens();
+    let (src_len, dst_len) = match direction {
+        ConvDirection::Forward => (x_len, y_len),
+        ConvDirection::BackwardData => (y_len, x_len),
+    };
+    let gpu: &GpuDevice = ctx.gpu()?;
+    gpu.context()
+        .bind_to_thread()
+        .map_err(|e| gpu_error("binding the CUDA context", e))?;
+    let too_small =
+        || KernelError::internal(format!("{op}: a GPU buffer is smaller than its shape"));
+    for (t, len) in [(src, src_len), (w, w_len), (&*dst, dst_len)] {
+        if t.num_elements() != len || t.dtype() != T::DTYPE {
+            return Err(too_small());
+        }
+    }
+    let (src, w, dst) = (gpu_slice(src)?, gpu_slice(w)?, gpu_slice_mut(dst)?);
+    gpu.with_cudnn(|cudnn| {
+        // cudarc's cuDNN wrappers assert and unwrap in places; a panic
+        // there becomes this kernel's error.
+        catch_unwind(AssertUnwindSafe(|| {
+            let cudnn_err =
+                |what: &'static str| move |e: CudnnError| gpu_error(&format!("{what} ({op})"), e);
+            let (x_desc, w_desc, y_desc, conv) = describe::<T>(cudnn, op, d)?;
+            // SAFETY: the buffers hold T elements (src, w and dst of this
+            // kernel's dtype, src_len, w_len and dst_len of them, checked
+            // above), and `T::Data` is T's cuDNN element type of the same
+            // size (f32, f64, or the half bits).
+            let w_view = unsafe { w.transmute::<T::Data>(w_len) }.ok_or_else(too_small)?;
+            // SAFETY: as for w.
+            let src_view = unsafe { src.transmute::<T::Data>(src_len) }.ok_or_else(too_small)?;
+            // SAFETY: as for w.
+            let mut dst_view =
+                unsafe { dst.transmute_mut::<T::Data>(dst_len) }.ok_or_else(too_small)?;
+            match direction {
+                ConvDirection::Forward => {
+                    let op = ConvForward {
+                        conv: &conv,
+                        x: &x_desc,
+                        w: &w_desc,
+                        y: &y_desc,
+                    };
+                    let algo = op
+                        .pick_algorithm()
+                        .map_err(cudnn_err("choosing a cuDNN convolution algorithm"))?;
+                    let bytes = op
+                        .get_workspace_size(algo)
+                        .map_err(cudnn_err("sizing a cuDNN convolution's workspace"))?;
+                    let mut scratch = workspace(ctx, bytes)?;
+                    let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
+                    // SAFETY: the descriptors describe exactly these buffers
+                    // (dims, layout, data type: src is x, dst is y), the
+                    // workspace has the size cuDNN asked for, and everything
+                    // is queued on the device's one stream, which the cuDNN
+                    // handle uses; beta = 0, so y is only written.
+                    unsafe {
+                        op.launch(
+                            algo,
+                            workspace,
+                            (T::ONE, T::ZERO),
+                            &src_view,
+                            &w_view,
+                            &mut dst_view,
+                        )
+                    }
+                    .map_err(cudnn_err("running a cuDNN convolution"))
                 }
-                let op = ConvForward {
-                    conv: &conv,
-                    x: &x_desc,
-                    w: &w_desc,
-                    y: &y_desc,
-                };
-                let algo = op
-                    .pick_algorithm()
-                    .map_err(cudnn_err("choosing Conv2D's cuDNN algorithm"))?;
-                let workspace_bytes = op
-                    .get_workspace_size(algo)
-                    .map_err(cudnn_err("sizing Conv2D's cuDNN workspace"))?;
-                // cuDNN's scratch space: never read as tensor data.
-                let mut scratch = if workspace_bytes > 0 {
-                    Some(ctx.allocate_temp(DataType::DtUint8, [workspace_bytes])?)
-                } else {
-                    None
-                };
-                let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
-                let too_small =
-                    || KernelError::internal("Conv2D: a GPU buffer is smaller than its shape");
-                // SAFETY: the buffers hold T elements (x and w of this
-                // kernel's dtype, y allocated for y_len of them), and
-                // `T::Data` is T's cuDNN element type of the same size
-                // (f32, f64, or the half bits).
-                let x_view = unsafe { x.transmute::<T::Data>(x_len) }.ok_or_else(too_small)?;
-                // SAFETY: as for x.
-                let w_view = unsafe { w.transmute::<T::Data>(w_len) }.ok_or_else(too_small)?;
-                // SAFETY: as for x.
-                let mut y_view =
-                    unsafe { y.transmute_mut::<T::Data>(y_len) }.ok_or_else(too_small)?;
-                // SAFETY: the descriptors describe exactly these buffers
-                // (dims, layout, data type), the workspace has the size
-                // cuDNN asked for, and everything is queued on the device's
-                // one stream, which the cuDNN handle uses.
-                unsafe {
-                    op.launch(
-                        algo,
-                        workspace,
-                        (T::ONE, T::ZERO),
-                        &x_view,
-                        &w_view,
-                        &mut y_view,
-                    )
+                ConvDirection::BackwardData => {
+                    let op = ConvBackwardData {
+                        conv: &conv,
+                        dx: &x_desc,
+                        w: &w_desc,
+                        dy: &y_desc,
+                    };
+                    let algo = op
+                        .pick_algorithm()
+                        .map_err(cudnn_err("choosing a cuDNN backward-data algorithm"))?;
+                    let bytes = op
+                        .get_workspace_size(algo)
+                        .map_err(cudnn_err("sizing a cuDNN backward-data workspace"))?;
+                    let mut scratch = workspace(ctx, bytes)?;
+                    let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
+                    // SAFETY: as for the forward convolution (src is dy,
+                    // dst is dx): the descriptors describe these buffers,
+                    // the workspace has the size cuDNN asked for, all on the
+                    // device's stream; beta = 0, so dx is only written.
+                    unsafe {
+                        op.launch(
+                            algo,
+                            workspace,
+                            (T::ONE, T::ZERO),
+                            &mut dst_view,
+                            &w_view,
+                            &src_view,
+                        )
+                    }
+                    .map_err(cudnn_err("running a cuDNN backward-data convolution"))
                 }
-                .map_err(cudnn_err("running Conv2D with cuDNN"))
-            }))
-            .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
+            }
+        }))
+        .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
+    })
+}
+
+/// The forward convolution of `input` (layout `format`, checked by `g`) by
+/// the HWIO `filter` read as `hwio` (a depthwise filter is a grouped one
+/// with one input channel per group), in `groups` groups, on cuDNN; the
+/// output in `format`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv_forward<T: ConvElement>(
+    ctx: &OpKernelContext<'_>,
+    layout: &ConvLayout,
+    format: DataFormat,
+    g: &ConvGeometry,
+    groups: usize,
+    input: &Tensor,
+    filter: &Tensor,
+    hwio: [usize; 4],
+) -> Result<Tensor, KernelError> {
+    let in_dims: [usize; 4] = input
+        .dims()
+        .try_into()
+        .map_err(|_| KernelError::internal(format!("{} input is not 4-D", layout.op)))?;
+    if filter.num_elements() != hwio.iter().product::<usize>() {
+        return Err(KernelError::internal(format!(
+            "{}: the filter does not have {hwio:?} elements",
+            layout.op
+        )));
+    }
+    let compute = compute_format(format, T::NHWC_NATIVE);
+    // The input in the layout cuDNN computes in.
+    let transposed = if compute != format {
+        let (dims, strides) = nhwc_to_nchw(in_dims);
+        let t = layout.permute(ctx, input, dims, strides, "input")?;
+        Some((t, dims.map(|d| d as usize)))
+    } else {
+        None
+    };
+    let (x, x_dims) = match &transposed {
+        Some((t, dims)) => (t, *dims),
+        None => (input, in_dims),
+    };
+    let (w_dims, w_strides) = filter_permutation(compute, hwio);
+    let w = layout.permute(ctx, filter, w_dims, w_strides, "filter")?;
+    let pads = CudnnPadding::of(g);
+    let padded = if pads.needs_copy() {
+        Some(layout.padded_input(ctx, compute, x, x_dims, &pads)?)
+    } else {
+        None
+    };
+    let (x, x_dims) = match &padded {
+        Some((t, dims)) => (t, *dims),
+        None => (x, x_dims),
+    };
+    let dims = CudnnConvDims::new(layout.op, compute, g, groups, &pads, x_dims)?;
+    // cuDNN's forward convolution (beta = 0) writes every element.
+    let y_dims = g.out_shape(compute).map(|d| d as i64);
+    let mut out = ctx.allocate_temp(T::DTYPE, shape_of(y_dims)?)?;
+    run_cudnn_conv::<T>(
+        ctx,
+        layout.op,
+        ConvDirection::Forward,
+        &dims,
+        x,
+        &w,
+        &mut out,
+    )?;
+    if compute != format {
+        let (dims, strides) = nchw_to_nhwc(g.out_shape(compute));
+        out = layout.permute(ctx, &out, dims, strides, "output")?;
+    }
+    Ok(out)
+}
+
+/// `Conv2D` on the GPU through cuDNN (half, float, double), NHWC or NCHW,
+/// with strides, dilations, VALID/SAME/EXPLICIT padding and grouped
+/// convolution (input depth a multiple of the filter's). Generic over the
+/// element type for cuDNN's typed descriptors ([`ConvElement`]).
+#[kernel(op = Conv2D, device = GPU, T = [half, float, double], sources = nn_sources)]
+pub struct Conv2DGpu<T> {
+    layout: ConvLayout,
+    params: Conv2DParams,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
+    fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
+        let params = Conv2DParams::from_attrs(ctx.attrs())?;
+        Ok(Self {
+            layout: ConvLayout::new(ctx, T::DTYPE, "Conv2D")?,
+            params,
+            _t: PhantomData,
         })
     }
 }
@@ -447,48 +708,20 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
             return ctx.set_output(0, out);
         }
         let groups = self.params.check_launch(&g, filter.num_elements())?;
-        let in_dims: [usize; 4] = input
-            .dims()
-            .try_into()
-            .map_err(|_| KernelError::internal("Conv2D input is not 4-D"))?;
         let hwio: [usize; 4] = filter
             .dims()
             .try_into()
             .map_err(|_| KernelError::internal("Conv2D filter is not 4-D"))?;
-        let format = self.params.format;
-        let compute = compute_format(format, T::NHWC_NATIVE);
-        // The input in the layout cuDNN computes in.
-        let transposed = if compute != format {
-            let (dims, strides) = nhwc_to_nchw(in_dims);
-            let t = self.permute(ctx, input, dims, strides, "input")?;
-            Some((t, dims.map(|d| d as usize)))
-        } else {
-            None
-        };
-        let (x, x_dims) = match &transposed {
-            Some((t, dims)) => (t, *dims),
-            None => (input, in_dims),
-        };
-        let (w_dims, w_strides) = filter_permutation(compute, hwio);
-        let w = self.permute(ctx, filter, w_dims, w_strides, "filter")?;
-        let pads = CudnnPadding::of(&g);
-        let padded = if pads.needs_copy() {
-            Some(self.padded_input(ctx, compute, x, x_dims, &pads)?)
-        } else {
-            None
-        };
-        let (x, x_dims) = match &padded {
-            Some((t, dims)) => (t, *dims),
-            None => (x, x_dims),
-        };
-        // cuDNN's forward convolution (beta = 0) writes every element.
-        let y_dims = g.out_shape(compute).map(|d| d as i64);
-        let mut out = ctx.allocate_temp(T::DTYPE, shape_of(y_dims)?)?;
-        self.convolve(ctx, compute, &g, groups, &pads, x, x_dims, &w, &mut out)?;
-        if compute != format {
-            let (dims, strides) = nchw_to_nhwc(g.out_shape(compute));
-            out = self.permute(ctx, &out, dims, strides, "output")?;
-        }
+        let out = conv_forward::<T>(
+            ctx,
+            &self.layout,
+            self.params.format,
+            &g,
+            groups,
+            input,
+            filter,
+            hwio,
+        )?;
         ctx.set_output(0, out)
     }
 }
@@ -559,9 +792,11 @@ mod tests {
 
     #[test]
     fn cudnn_ints_are_checked() {
-        assert_eq!(c_int(7, "x").unwrap(), 7);
+        assert_eq!(c_int_of("Conv2D", 7, "x").unwrap(), 7);
         assert_eq!(
-            c_int(1 << 31, "groups").unwrap_err().to_string(),
+            c_int_of("Conv2D", 1 << 31, "groups")
+                .unwrap_err()
+                .to_string(),
             "Conv2D on the GPU: groups (2147483648) exceeds cuDNN's int range"
         );
     }

@@ -349,7 +349,8 @@ extern "C" __global__ void bn_normalize(const T* __restrict__ x, T* __restrict__
 ///
 /// - `permute(const T* x, T* y, index_t n, shape_arg out_dims, shape_arg
 ///   in_strides)`: `y` (row-major over `out_dims`) gathers `x` through
-///   `in_strides` (the filter from HWIO to cuDNN's KCRS or KRSC);
+///   `in_strides` (the filter from HWIO to cuDNN's KCRS or KRSC, data
+///   between NHWC and NCHW, the input's part of a padded gradient);
 /// - `pad(const T* x, T* y, index_t n, shape_arg out_dims, shape_arg
 ///   in_dims, shape_arg before)`: `y` is `x` zero-padded, `before[d]`
 ///   elements before it in dimension `d` (the asymmetric part of SAME or
@@ -415,7 +416,7 @@ pub fn source_of(op: &str, dtype: DataType) -> Result<KernelSource, KernelError>
         "Softmax" => softmax(dtype),
         "MaxPool" => max_pool(dtype),
         "FusedBatchNormV3" => batch_norm(dtype),
-        "Conv2D" => conv_layout(dtype),
+        "Conv2D" | "DepthwiseConv2dNative" | "Conv2DBackpropInput" => conv_layout(dtype),
         _ => Err(KernelError::unimplemented(format!(
             "{op} is not a GPU nn kernel"
         ))),

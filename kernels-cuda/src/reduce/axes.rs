@@ -150,7 +150,10 @@ mod tests {
                 inner: 1
             }
         );
-        let p = plan(&[4, 6, 7], &[-2, 1], true);
+        // An axis named twice (-2 and 1) is an error, as in TF 2.21.
+        let e = ReductionPlan::new(&[4, 6, 7], &[-2, 1], true).unwrap_err();
+        assert!(e.to_string().contains("duplicate dimension: 1"), "{e}");
+        let p = plan(&[4, 6, 7], &[-2], true);
         assert_eq!(p.out_shape.dims(), &[4, 1, 7]);
         assert_eq!(
             p.layout,
