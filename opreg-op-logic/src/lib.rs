@@ -10,7 +10,7 @@
 //! - [`broadcast`]: TF's broadcasting (`BCast`).
 //! - [`index`]: integer host inputs as `i64`, shape helpers (TF's
 //!   `MakeShape`).
-//! - [`format`]: numbers written as TF's messages write them.
+//! - [`format`](mod@format): numbers written as TF's messages write them.
 //! - [`reshape`]: the shapes of `Reshape`, `ExpandDims` and `Squeeze`.
 //! - [`transpose`]: `Transpose`'s permutation.
 //! - [`concat`](mod@concat): `ConcatV2`'s and `Pack`'s checks and layout.

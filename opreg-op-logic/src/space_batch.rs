@@ -300,7 +300,7 @@ pub fn batch_to_space(
     let blocks = block_product(&block, Direction::BatchToSpace)?;
     let in_dims = input.dims();
     registry_core::kernel_ensure!(
-        in_dims[0] % blocks == 0,
+        in_dims[0].is_multiple_of(blocks),
         "Input batch dimension ({}) is not divisible by product of block sizes ({blocks})",
         in_dims[0]
     );

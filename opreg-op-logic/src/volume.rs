@@ -223,7 +223,7 @@ impl Conv3DParams {
         ] = filter;
         registry_core::kernel_ensure!(patch_depth != 0, "filter_depth must be non-zero");
         registry_core::kernel_ensure!(
-            in_depth % patch_depth == 0,
+            in_depth.is_multiple_of(patch_depth),
             "Input depth must be evenly divisible by filter depth: {in_depth} vs {patch_depth}"
         );
         registry_core::kernel_ensure!(

@@ -210,8 +210,11 @@ impl<Tout: BatchElement> OpKernel for BatchMatMulV3Kernel<Tout> {
 pub struct BatchMatMulV3MixedKernel<Ta, Tb, Tout> {
     adj_x: bool,
     adj_y: bool,
-    _t: PhantomData<fn() -> (Ta, Tb, Tout)>,
+    _t: PhantomData<MixedTypes<Ta, Tb, Tout>>,
 }
+
+/// The element types of a mixed-type product (a marker: no values).
+type MixedTypes<Ta, Tb, Tout> = fn() -> (Ta, Tb, Tout);
 
 impl<Ta: CastSrc, Tb: CastSrc, Tout: BatchElement + CastDst> BuildKernel
     for BatchMatMulV3MixedKernel<Ta, Tb, Tout>

@@ -7,6 +7,6 @@ mod einsum;
 pub(crate) mod gemm;
 mod matmul;
 
-pub use batch_matmul::{BatchMatMulKernel, BatchMatMulV3Kernel};
+pub use batch_matmul::{BatchMatMulKernel, BatchMatMulV3Kernel, BatchMatMulV3MixedKernel};
 pub use einsum::EinsumKernel;
 pub use matmul::MatMulKernel;
