@@ -6,64 +6,14 @@
 
 mod common;
 
+use common::{invalid, kernel, run, s, strs, strt, t, try_run, vals};
+
 use registry_core::create_op_kernel;
-use registry_core::kernel::{KernelError, KernelInstance};
+use registry_core::kernel::KernelError;
 use registry_core::proto::{AttrValue, DataType};
 use registry_core::tensor::{Complex64, Complex128, Tensor, TensorElement, bf16, f16};
 
 // ---------------------------------------------------------------- helpers
-
-fn kernel(op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]) -> KernelInstance {
-    let dtypes: Vec<DataType> = inputs.iter().map(Tensor::dtype).collect();
-    let node = common::node(op, &dtypes, attrs);
-    create_op_kernel("CPU", &node).unwrap_or_else(|e| panic!("{op}: {e}"))
-}
-
-fn try_run_all(
-    op: &str,
-    inputs: Vec<Tensor>,
-    attrs: &[(&str, AttrValue)],
-) -> Result<Vec<Tensor>, KernelError> {
-    let k = kernel(op, &inputs, attrs);
-    Ok(k.compute(inputs)?.into_vec())
-}
-
-fn run(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> Tensor {
-    let mut out = try_run_all(op, inputs, attrs).unwrap_or_else(|e| panic!("{op}: {e}"));
-    assert_eq!(out.len(), 1);
-    out.remove(0)
-}
-
-fn invalid(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> String {
-    match try_run_all(op, inputs, attrs) {
-        Err(KernelError::InvalidArgument(m)) => m,
-        other => panic!("{op}: expected InvalidArgument, got {other:?}"),
-    }
-}
-
-fn t<T: TensorElement>(shape: &[usize], v: &[T]) -> Tensor {
-    Tensor::from_slice(shape, v).unwrap()
-}
-
-fn s<T: TensorElement>(v: T) -> Tensor {
-    Tensor::scalar(v)
-}
-
-fn strt(shape: &[usize], v: &[&str]) -> Tensor {
-    Tensor::from_strings(shape, v.iter().map(|s| s.as_bytes().to_vec()).collect()).unwrap()
-}
-
-fn vals<T: TensorElement>(t: &Tensor) -> Vec<T> {
-    t.as_slice::<T>().unwrap().to_vec()
-}
-
-fn strs(t: &Tensor) -> Vec<String> {
-    t.as_strings()
-        .unwrap()
-        .iter()
-        .map(|s| String::from_utf8(s.clone()).unwrap())
-        .collect()
-}
 
 fn out_type(dtype: DataType) -> (&'static str, AttrValue) {
     ("out_type", AttrValue::from(dtype))
@@ -75,12 +25,12 @@ fn out_type(dtype: DataType) -> (&'static str, AttrValue) {
 fn shape_shape_n_size_and_rank_values() {
     kernels_cpu::link();
     let z = |d: &[usize]| Tensor::zeros(DataType::DtFloat, d).unwrap();
-    let out = try_run_all("ShapeN", vec![z(&[2, 3]), z(&[]), z(&[0, 4, 1])], &[]).unwrap();
+    let out = try_run("ShapeN", vec![z(&[2, 3]), z(&[]), z(&[0, 4, 1])], &[]).unwrap();
     assert_eq!(out.len(), 3);
     assert_eq!(vals::<i32>(&out[0]), [2, 3]);
     assert_eq!(out[1].dims(), &[0]);
     assert_eq!(vals::<i32>(&out[2]), [0, 4, 1]);
-    let out = try_run_all(
+    let out = try_run(
         "ShapeN",
         vec![strt(&[2], &["a", "b"])],
         &[out_type(DataType::DtInt64)],
@@ -132,9 +82,9 @@ fn shape_and_size_refuse_values_an_int32_cannot_hold() {
         invalid("ShapeN", vec![ok.clone(), edge.clone()], &[]),
         "ShapeN output type is 32-bit but shape 1 dim 1 is 2147483647"
     );
-    let out = try_run_all("ShapeN", vec![big.clone()], &[out_type(DataType::DtInt64)]).unwrap();
+    let out = try_run("ShapeN", vec![big.clone()], &[out_type(DataType::DtInt64)]).unwrap();
     assert_eq!(vals::<i64>(&out[0]), [1 << 31, 0]);
-    let out = try_run_all("ShapeN", vec![ok], &[]).unwrap();
+    let out = try_run("ShapeN", vec![ok], &[]).unwrap();
     assert_eq!(vals::<i32>(&out[0]), [i32::MAX - 1, 0]);
     // Size counts elements: none here.
     assert_eq!(vals::<i32>(&run("Size", vec![big], &[])), [0]);
@@ -289,7 +239,7 @@ fn ones_like_values() {
 // ---------------------------------------------------------------- Range
 
 fn range<T: TensorElement>(start: T, limit: T, delta: T) -> Result<Tensor, KernelError> {
-    try_run_all("Range", vec![s(start), s(limit), s(delta)], &[]).map(|mut v| v.remove(0))
+    try_run("Range", vec![s(start), s(limit), s(delta)], &[]).map(|mut v| v.remove(0))
 }
 
 #[test]
@@ -381,7 +331,7 @@ fn range_values_match_tf() {
     assert_eq!(vals::<i32>(&out), [i32::MAX - 4, i32::MAX - 1]);
     assert_eq!(range(3i64, 3, -1).unwrap().dims(), &[0]);
     // Bounds given as vectors of one element (legacy).
-    let out = try_run_all("Range", vec![t(&[1], &[1i32]), s(4i32), s(1i32)], &[]).unwrap();
+    let out = try_run("Range", vec![t(&[1], &[1i32]), s(4i32), s(1i32)], &[]).unwrap();
     assert_eq!(vals::<i32>(&out[0]), [1, 2, 3]);
 }
 
@@ -439,7 +389,7 @@ fn range_errors_match_tf() {
 // ---------------------------------------------------------------- BroadcastTo
 
 fn broadcast_to(x: Tensor, shape: &[i32]) -> Result<Tensor, KernelError> {
-    try_run_all("BroadcastTo", vec![x, t(&[shape.len()], shape)], &[]).map(|mut v| v.remove(0))
+    try_run("BroadcastTo", vec![x, t(&[shape.len()], shape)], &[]).map(|mut v| v.remove(0))
 }
 
 #[test]
@@ -448,7 +398,7 @@ fn broadcast_to_values_match_tf() {
     let out = broadcast_to(t(&[2, 1], &[1i32, 2]), &[2, 2, 3]).unwrap();
     assert_eq!(out.dims(), &[2, 2, 3]);
     assert_eq!(vals::<i32>(&out), [1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2]);
-    let out = try_run_all(
+    let out = try_run(
         "BroadcastTo",
         vec![strt(&[2], &["a", "b"]), t(&[2], &[2i64, 2])],
         &[],

@@ -5,51 +5,15 @@
 
 mod common;
 
-use registry_core::create_op_kernel;
-use registry_core::kernel::{CreateKernelError, KernelError};
-use registry_core::proto::{AttrValue, DataType};
-use registry_core::tensor::{Tensor, TensorElement};
+use common::{invalid, run, shaped, t, try_run};
 
-fn try_run(
-    op: &str,
-    inputs: Vec<Tensor>,
-    attrs: &[(&str, AttrValue)],
-) -> Result<Vec<Tensor>, KernelError> {
-    kernels_cpu::link();
-    let dtypes: Vec<DataType> = inputs.iter().map(Tensor::dtype).collect();
-    let node = common::node(op, &dtypes, attrs);
-    let k = match create_op_kernel("CPU", &node) {
-        Ok(k) => k,
-        // A kernel that refuses its attrs (DepthToSpace's data_format).
-        Err(CreateKernelError::Construction { source, .. }) => return Err(source),
-        Err(e) => panic!("{op}: {e}"),
-    };
-    Ok(k.compute(inputs)?.into_vec())
-}
-
-fn run(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> Tensor {
-    let mut out = try_run(op, inputs, attrs).unwrap_or_else(|e| panic!("{op}: {e}"));
-    out.remove(0)
-}
-
-fn invalid(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> String {
-    match try_run(op, inputs, attrs) {
-        Err(KernelError::InvalidArgument(m)) => m,
-        other => panic!("{op}: expected InvalidArgument, got {other:?}"),
-    }
-}
-
-fn t<T: TensorElement>(shape: &[usize], v: &[T]) -> Tensor {
-    Tensor::from_slice(shape, v).unwrap()
-}
+use registry_core::kernel::KernelError;
+use registry_core::proto::AttrValue;
+use registry_core::tensor::Tensor;
 
 fn iota(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
     t(shape, &(0..n).map(|i| i as i32).collect::<Vec<_>>())
-}
-
-fn shaped(t: &Tensor) -> (Vec<usize>, Vec<i32>) {
-    (t.dims().to_vec(), t.as_slice::<i32>().unwrap().to_vec())
 }
 
 fn mode(m: &str) -> [(&'static str, AttrValue); 1] {

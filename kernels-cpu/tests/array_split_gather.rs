@@ -6,67 +6,18 @@
 
 mod common;
 
+use common::{invalid, run_all, s, shaped, strs, strt, t, try_run, vals};
+
 use registry_core::create_op_kernel;
 use registry_core::kernel::KernelError;
 use registry_core::proto::{AttrValue, DataType};
-use registry_core::tensor::{Tensor, TensorElement, f16};
+use registry_core::tensor::{Tensor, f16};
 
 // ---------------------------------------------------------------- helpers
-
-fn try_run(
-    op: &str,
-    inputs: Vec<Tensor>,
-    attrs: &[(&str, AttrValue)],
-) -> Result<Vec<Tensor>, KernelError> {
-    let dtypes: Vec<DataType> = inputs.iter().map(Tensor::dtype).collect();
-    let node = common::node(op, &dtypes, attrs);
-    let k = create_op_kernel("CPU", &node).unwrap_or_else(|e| panic!("{op}: {e}"));
-    Ok(k.compute(inputs)?.into_vec())
-}
-
-fn run(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> Vec<Tensor> {
-    try_run(op, inputs, attrs).unwrap_or_else(|e| panic!("{op}: {e}"))
-}
-
-fn invalid(op: &str, inputs: Vec<Tensor>, attrs: &[(&str, AttrValue)]) -> String {
-    match try_run(op, inputs, attrs) {
-        Err(KernelError::InvalidArgument(m)) => m,
-        other => panic!("{op}: expected InvalidArgument, got {other:?}"),
-    }
-}
-
-fn t<T: TensorElement>(shape: &[usize], v: &[T]) -> Tensor {
-    Tensor::from_slice(shape, v).unwrap()
-}
-
-fn s<T: TensorElement>(v: T) -> Tensor {
-    Tensor::scalar(v)
-}
-
-fn strt(shape: &[usize], v: &[&str]) -> Tensor {
-    Tensor::from_strings(shape, v.iter().map(|s| s.as_bytes().to_vec()).collect()).unwrap()
-}
-
-fn vals<T: TensorElement>(t: &Tensor) -> Vec<T> {
-    t.as_slice::<T>().unwrap().to_vec()
-}
-
-fn strs(t: &Tensor) -> Vec<String> {
-    t.as_strings()
-        .unwrap()
-        .iter()
-        .map(|s| String::from_utf8(s.clone()).unwrap())
-        .collect()
-}
 
 /// `[2, 3, 4]` holding 0..24 (TF's `tf.reshape(tf.range(24), [2, 3, 4])`).
 fn x24() -> Tensor {
     t(&[2, 3, 4], &(0..24).collect::<Vec<i32>>())
-}
-
-/// The shape and values of an int32 output.
-fn shaped(t: &Tensor) -> (Vec<usize>, Vec<i32>) {
-    (t.dims().to_vec(), vals::<i32>(t))
 }
 
 fn attr(name: &'static str, v: i64) -> (&'static str, AttrValue) {
@@ -78,7 +29,7 @@ fn attr(name: &'static str, v: i64) -> (&'static str, AttrValue) {
 #[test]
 fn split_values_match_tf() {
     kernels_cpu::link();
-    let out = run("Split", vec![s(1i32), x24()], &[attr("num_split", 3)]);
+    let out = run_all("Split", vec![s(1i32), x24()], &[attr("num_split", 3)]);
     assert_eq!(
         shaped(&out[0]),
         (vec![2, 1, 4], vec![0, 1, 2, 3, 12, 13, 14, 15])
@@ -93,10 +44,10 @@ fn split_values_match_tf() {
     );
     // One part: the input itself.
     let x = x24();
-    let out = run("Split", vec![s(-1i32), x.clone()], &[attr("num_split", 1)]);
+    let out = run_all("Split", vec![s(-1i32), x.clone()], &[attr("num_split", 1)]);
     assert_eq!(out[0], x);
     // Strings, along the last axis.
-    let out = run(
+    let out = run_all(
         "Split",
         vec![s(1i32), strt(&[2, 2], &["a", "b", "c", "d"])],
         &[attr("num_split", 2)],
@@ -141,7 +92,7 @@ fn split_errors_match_tf() {
 fn split_v_values_match_tf() {
     kernels_cpu::link();
     let n3 = [attr("num_split", 3)];
-    let out = run("SplitV", vec![x24(), t(&[3], &[1i64, -1, 1]), s(2i32)], &n3);
+    let out = run_all("SplitV", vec![x24(), t(&[3], &[1i64, -1, 1]), s(2i32)], &n3);
     assert_eq!(shaped(&out[0]), (vec![2, 3, 1], vec![0, 4, 8, 12, 16, 20]));
     assert_eq!(
         shaped(&out[1]),
@@ -152,10 +103,10 @@ fn split_v_values_match_tf() {
     );
     assert_eq!(shaped(&out[2]), (vec![2, 3, 1], vec![3, 7, 11, 15, 19, 23]));
     // int8 sizes, a negative split_dim.
-    let out = run("SplitV", vec![x24(), t(&[3], &[1i8, 2, 1]), s(-1i32)], &n3);
+    let out = run_all("SplitV", vec![x24(), t(&[3], &[1i8, 2, 1]), s(-1i32)], &n3);
     assert_eq!(shaped(&out[0]).1, [0, 4, 8, 12, 16, 20]);
     // An empty part.
-    let out = run(
+    let out = run_all(
         "SplitV",
         vec![x24(), t(&[2], &[2i32, 0]), s(0i32)],
         &[attr("num_split", 2)],
@@ -212,7 +163,7 @@ fn split_v_errors_match_tf() {
 #[test]
 fn unpack_values_match_tf() {
     kernels_cpu::link();
-    let out = run("Unpack", vec![x24()], &[attr("num", 3), attr("axis", 1)]);
+    let out = run_all("Unpack", vec![x24()], &[attr("num", 3), attr("axis", 1)]);
     assert_eq!(
         shaped(&out[0]),
         (vec![2, 4], vec![0, 1, 2, 3, 12, 13, 14, 15])
@@ -221,11 +172,11 @@ fn unpack_values_match_tf() {
         shaped(&out[2]),
         (vec![2, 4], vec![8, 9, 10, 11, 20, 21, 22, 23])
     );
-    let out = run("Unpack", vec![x24()], &[attr("num", 4), attr("axis", -1)]);
+    let out = run_all("Unpack", vec![x24()], &[attr("num", 4), attr("axis", -1)]);
     assert_eq!(shaped(&out[3]), (vec![2, 3], vec![3, 7, 11, 15, 19, 23]));
     let z = Tensor::zeros(DataType::DtFloat, [0, 2]).unwrap();
-    assert!(run("Unpack", vec![z], &[attr("num", 0)]).is_empty());
-    let out = run("Unpack", vec![strt(&[2], &["p", "q"])], &[attr("num", 2)]);
+    assert!(run_all("Unpack", vec![z], &[attr("num", 0)]).is_empty());
+    let out = run_all("Unpack", vec![strt(&[2], &["p", "q"])], &[attr("num", 2)]);
     assert_eq!(
         (out[0].dims(), strs(&out[1])),
         (&[][..], vec!["q".to_string()])
@@ -250,7 +201,7 @@ fn large_splits_match_a_naive_loop() {
     // [30, 40, 50] split along 1 into sizes 7, 0, 33: 60,000 elements.
     let dims = [30usize, 40, 50];
     let x: Vec<i64> = (0..60_000).collect();
-    let out = run(
+    let out = run_all(
         "SplitV",
         vec![t(&dims, &x), t(&[3], &[7i64, 0, -1]), s(1i32)],
         &[attr("num_split", 3)],
@@ -267,7 +218,7 @@ fn large_splits_match_a_naive_loop() {
         }
         assert_eq!(vals::<i64>(part), want);
     }
-    let out = run(
+    let out = run_all(
         "Unpack",
         vec![t(&dims, &x)],
         &[attr("num", 50), attr("axis", 2)],
@@ -283,14 +234,14 @@ fn large_splits_match_a_naive_loop() {
 #[test]
 fn reverse_v2_matches_tf() {
     kernels_cpu::link();
-    let out = run("ReverseV2", vec![x24(), t(&[2], &[0i32, 2])], &[]);
+    let out = run_all("ReverseV2", vec![x24(), t(&[2], &[0i32, 2])], &[]);
     assert_eq!(
         vals::<i32>(&out[0]),
         [
             15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8
         ]
     );
-    let out = run(
+    let out = run_all(
         "ReverseV2",
         vec![strt(&[3], &["a", "b", "c"]), t(&[1], &[0i64])],
         &[],
@@ -298,17 +249,17 @@ fn reverse_v2_matches_tf() {
     assert_eq!(strs(&out[0]), ["c", "b", "a"]);
     let x = x24();
     assert_eq!(
-        run("ReverseV2", vec![x.clone(), t::<i32>(&[0], &[])], &[])[0],
+        run_all("ReverseV2", vec![x.clone(), t::<i32>(&[0], &[])], &[])[0],
         x
     );
     // A scalar or empty input is returned whatever the axes.
     assert_eq!(
-        run("ReverseV2", vec![s(5.0f32), t(&[1], &[7i32])], &[])[0],
+        run_all("ReverseV2", vec![s(5.0f32), t(&[1], &[7i32])], &[])[0],
         s(5.0f32)
     );
     let z = Tensor::zeros(DataType::DtFloat, [0, 3]).unwrap();
     assert_eq!(
-        run("ReverseV2", vec![z, t(&[1], &[9i32])], &[])[0].dims(),
+        run_all("ReverseV2", vec![z, t(&[1], &[9i32])], &[])[0].dims(),
         &[0, 3]
     );
     assert_eq!(
@@ -336,7 +287,7 @@ fn large_reverse_matches_a_naive_loop() {
     let dims = [20usize, 30, 70];
     let x: Vec<f32> = (0..42_000).map(|i| i as f32).collect();
     for axes in [vec![2i32], vec![0], vec![0, 1, 2], vec![1, -1]] {
-        let out = run(
+        let out = run_all(
             "ReverseV2",
             vec![t(&dims, &x), t(&[axes.len()], &axes)],
             &[],
@@ -362,23 +313,23 @@ fn large_reverse_matches_a_naive_loop() {
 #[test]
 fn gather_nd_values_match_tf() {
     kernels_cpu::link();
-    let out = run("GatherNd", vec![x24(), t(&[2, 2], &[1i32, 2, 0, 0])], &[]);
+    let out = run_all("GatherNd", vec![x24(), t(&[2, 2], &[1i32, 2, 0, 0])], &[]);
     assert_eq!(
         shaped(&out[0]),
         (vec![2, 4], vec![20, 21, 22, 23, 0, 1, 2, 3])
     );
-    let out = run("GatherNd", vec![x24(), t(&[1, 2, 1], &[1i64, 0])], &[]);
+    let out = run_all("GatherNd", vec![x24(), t(&[1, 2, 1], &[1i64, 0])], &[]);
     assert_eq!(out[0].dims(), &[1, 2, 3, 4]);
     assert_eq!(vals::<i32>(&out[0])[..4], [12, 13, 14, 15]);
     // Index vectors of length 0: all of params per row.
-    let out = run(
+    let out = run_all(
         "GatherNd",
         vec![x24(), Tensor::zeros(DataType::DtInt32, [2, 0]).unwrap()],
         &[],
     );
     assert_eq!(out[0].dims(), &[2, 2, 3, 4]);
     assert_eq!(vals::<i32>(&out[0])[24..], vals::<i32>(&x24())[..]);
-    let out = run(
+    let out = run_all(
         "GatherNd",
         vec![strt(&[2], &["a", "b"]), t(&[3, 1], &[1i16, 0, 1])],
         &[],
@@ -386,10 +337,10 @@ fn gather_nd_values_match_tf() {
     assert_eq!(strs(&out[0]), ["b", "a", "b"]);
     let z = Tensor::zeros(DataType::DtFloat, [0, 3]).unwrap();
     let none = Tensor::zeros(DataType::DtInt32, [0, 1]).unwrap();
-    assert_eq!(run("GatherNd", vec![z, none], &[])[0].dims(), &[0, 3]);
+    assert_eq!(run_all("GatherNd", vec![z, none], &[])[0].dims(), &[0, 3]);
     // IGNORE leaves zeros for bad index vectors.
     let ignore = [("bad_indices_policy", AttrValue::from("IGNORE"))];
-    let out = run(
+    let out = run_all(
         "GatherNd",
         vec![x24(), t(&[3, 2], &[1i32, 3, 0, 1, 5, 0])],
         &ignore,
@@ -490,7 +441,7 @@ fn large_gather_nd_matches_a_naive_loop() {
     let params: Vec<f32> = (0..40 * 30 * 20).map(|i| i as f32).collect();
     let n = 5000;
     let idx: Vec<i64> = (0..n).flat_map(|i| [(i * 7) % 40, (i * 13) % 30]).collect();
-    let out = run(
+    let out = run_all(
         "GatherNd",
         vec![t(&[40, 30, 20], &params), t(&[n as usize, 2], &idx)],
         &[],
@@ -513,7 +464,7 @@ fn m34() -> Tensor {
 fn matrix_band_part_matches_tf() {
     kernels_cpu::link();
     let band =
-        |l: Tensor, u: Tensor| vals::<f32>(&run("MatrixBandPart", vec![m34(), l, u], &[])[0]);
+        |l: Tensor, u: Tensor| vals::<f32>(&run_all("MatrixBandPart", vec![m34(), l, u], &[])[0]);
     assert_eq!(
         band(s(1i64), s(0i64)),
         [1., 0., 0., 0., 5., 6., 0., 0., 0., 10., 11., 0.]
@@ -525,7 +476,7 @@ fn matrix_band_part_matches_tf() {
     let all: Vec<f32> = (1..=12).map(|i| i as f32).collect();
     assert_eq!(band(s(3i32), s(4i32)), all);
     assert_eq!(band(s(-5i32), s(-7i32)), all);
-    let out = run(
+    let out = run_all(
         "MatrixBandPart",
         vec![t(&[2, 2], &[true; 4]), s(0i64), s(0i64)],
         &[],
@@ -564,7 +515,7 @@ fn large_matrix_band_part_matches_a_naive_loop() {
     let (b, m, n) = (6usize, 70usize, 90usize);
     let x: Vec<i64> = (0..(b * m * n) as i64).collect();
     for (lower, upper) in [(3i64, 5i64), (0, -1), (-1, 0), (69, 0)] {
-        let out = run(
+        let out = run_all(
             "MatrixBandPart",
             vec![t(&[b, m, n], &x), s(lower), s(upper)],
             &[],
@@ -585,7 +536,7 @@ fn large_matrix_band_part_matches_a_naive_loop() {
 // ---------------------------------------------------------------- TopKV2
 
 fn top_k(x: Tensor, k: Tensor, attrs: &[(&str, AttrValue)]) -> (Tensor, Tensor) {
-    let mut out = run("TopKV2", vec![x, k], attrs);
+    let mut out = run_all("TopKV2", vec![x, k], attrs);
     let indices = out.remove(1);
     (out.remove(0), indices)
 }

@@ -268,11 +268,22 @@ pub fn space_to_batch(
             before,
         });
     }
-    let rest = &in_dims[k - suffix + 1..];
+    finish(out, &in_dims[k - suffix + 1..], batch, dims, blocks)
+}
+
+/// The geometry once the blocked dimensions are planned: `out` (the
+/// output's dims so far) gains the trailing dims `rest`, which move as one
+/// contiguous run per element.
+fn finish(
+    mut out: Dims,
+    rest: &[usize],
+    batch: usize,
+    dims: SmallVec<[BlockDim; 4]>,
+    blocks: usize,
+) -> Result<SpaceBatch, KernelError> {
     out.extend_from_slice(rest);
-    let out_shape = shape_of(&out)?;
     Ok(SpaceBatch {
-        out_shape,
+        out_shape: shape_of(&out)?,
         plan: Some(BlockPlan {
             batch,
             dims,
@@ -350,18 +361,7 @@ pub fn batch_to_space(
             before,
         });
     }
-    let rest = &in_dims[k - suffix + 1..];
-    out.extend_from_slice(rest);
-    let out_shape = shape_of(&out)?;
-    Ok(SpaceBatch {
-        out_shape,
-        plan: Some(BlockPlan {
-            batch,
-            dims,
-            depth: rest.iter().product(),
-            blocks,
-        }),
-    })
+    finish(out, &in_dims[k - suffix + 1..], batch, dims, blocks)
 }
 
 #[cfg(test)]

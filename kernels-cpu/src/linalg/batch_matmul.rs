@@ -4,6 +4,7 @@
 //! engine. Many small products run in parallel over the batch; a large one
 //! is parallel inside `gemm`.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use opreg_op_logic::batch_matmul::BatchMatMulGeometry;
@@ -116,24 +117,43 @@ pub(crate) fn batch_matmul<T: BatchElement>(
     }
 }
 
-/// Runs a batched product of inputs 0 and 1 of `ctx` into output 0.
+/// Runs a batched product of inputs 0 and 1 of `ctx` into output 0, the
+/// inputs' elements read by `x_of` and `y_of` (the slices themselves, or
+/// converted copies for the mixed-type kernels).
+fn compute_with<'a, T: BatchElement>(
+    ctx: &mut OpKernelContext<'_>,
+    adj_x: bool,
+    adj_y: bool,
+    x_of: impl FnOnce(&'a Tensor) -> Result<Cow<'a, [T]>, KernelError>,
+    y_of: impl FnOnce(&'a Tensor) -> Result<Cow<'a, [T]>, KernelError>,
+    inputs: &'a [Tensor; 2],
+) -> Result<(), KernelError> {
+    let [x, y] = inputs;
+    let g = BatchMatMulGeometry::new(x.shape(), y.shape(), adj_x, adj_y)?;
+    let (xs, ys) = (x_of(x)?, y_of(y)?);
+    let out = ctx.allocate_output(0, g.out_shape.clone())?;
+    batch_matmul(&g, &xs, &ys, adj_x, adj_y, out.as_mut_slice::<T>()?)
+}
+
+/// Inputs 0 and 1 of `ctx`.
+fn operands(ctx: &OpKernelContext<'_>) -> Result<[Tensor; 2], KernelError> {
+    Ok([ctx.input(0)?.clone(), ctx.input(1)?.clone()])
+}
+
+/// Runs a batched product of inputs 0 and 1 of `ctx` (both of type `T`)
+/// into output 0.
 fn compute<T: BatchElement>(
     ctx: &mut OpKernelContext<'_>,
     adj_x: bool,
     adj_y: bool,
 ) -> Result<(), KernelError> {
-    let x: Tensor = ctx.input(0)?.clone();
-    let y: Tensor = ctx.input(1)?.clone();
-    let g = BatchMatMulGeometry::new(x.shape(), y.shape(), adj_x, adj_y)?;
-    let out = ctx.allocate_output(0, g.out_shape.clone())?;
-    batch_matmul(
-        &g,
-        x.as_slice::<T>()?,
-        y.as_slice::<T>()?,
-        adj_x,
-        adj_y,
-        out.as_mut_slice::<T>()?,
-    )
+    let inputs = operands(ctx)?;
+    compute_with(ctx, adj_x, adj_y, borrowed::<T>, borrowed::<T>, &inputs)
+}
+
+/// The elements of `t`, in place.
+fn borrowed<T: BatchElement>(t: &Tensor) -> Result<Cow<'_, [T]>, KernelError> {
+    Ok(Cow::Borrowed(t.as_slice::<T>()?))
 }
 
 /// `BatchMatMulV2` on the CPU, for every type TF's CPU kernel has
@@ -232,19 +252,14 @@ impl<Ta: CastSrc, Tb: CastSrc, Tout: BatchElement + CastDst> OpKernel
     for BatchMatMulV3MixedKernel<Ta, Tb, Tout>
 {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let x: Tensor = ctx.input(0)?.clone();
-        let y: Tensor = ctx.input(1)?.clone();
-        let g = BatchMatMulGeometry::new(x.shape(), y.shape(), self.adj_x, self.adj_y)?;
-        let xs: Vec<Tout> = converted(x.as_slice::<Ta>()?);
-        let ys: Vec<Tout> = converted(y.as_slice::<Tb>()?);
-        let out = ctx.allocate_output(0, g.out_shape.clone())?;
-        batch_matmul(
-            &g,
-            &xs,
-            &ys,
+        let inputs = operands(ctx)?;
+        compute_with::<Tout>(
+            ctx,
             self.adj_x,
             self.adj_y,
-            out.as_mut_slice::<Tout>()?,
+            |x| Ok(converted::<Ta, Tout>(x.as_slice()?).into()),
+            |y| Ok(converted::<Tb, Tout>(y.as_slice()?).into()),
+            &inputs,
         )
     }
 }
