@@ -81,11 +81,6 @@ fn fixed<const N: usize>(
     })
 }
 
-/// The 4-value attr `name` (see [`fixed`]).
-fn four(c: &InferenceContext<'_>, name: &str, requirement: &str) -> Result<[i64; 4], ShapeError> {
-    fixed::<4>(c, name, requirement)
-}
-
 /// The `padding` attr and the (before, after) pads of the rows and columns
 /// (zero unless `EXPLICIT`), checked by op-logic's `check_valid_padding`
 /// (TF's `CheckValidPadding`), the kernels' check.
@@ -248,8 +243,8 @@ pub fn conv2d(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let format = ImageFormat::parse(c, false)?;
     let input = c.input_with_rank(0, format.rank())?;
     let filter = c.input_with_rank(1, format.rank())?;
-    let dilations = four(c, "dilations", "Conv2D requires the dilation attribute")?;
-    let strides = four(
+    let dilations = fixed::<4>(c, "dilations", "Conv2D requires the dilation attribute")?;
+    let strides = fixed::<4>(
         c,
         "strides",
         &format!(
@@ -296,8 +291,8 @@ pub fn max_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let format = ImageFormat::parse(c, true)?;
     let input = c.input_with_rank(0, format.rank())?;
     let vect = vect_size(c, format, &input)?;
-    let strides = four(c, "strides", "MaxPool requires the stride attribute")?;
-    let ksize = four(c, "ksize", "MaxPool requires the ksize attribute")?;
+    let strides = fixed::<4>(c, "strides", "MaxPool requires the stride attribute")?;
+    let ksize = fixed::<4>(c, "ksize", "MaxPool requires the ksize attribute")?;
     let (batch, [rows, cols], depth) = image_dims(&input, format)?;
     let pads = padding(c, format)?;
     let (h, w, d) = (format.index('H'), format.index('W'), format.index('C'));
@@ -325,13 +320,13 @@ pub fn max_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
 pub fn depthwise_conv2d_native(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let input = c.input_with_rank(0, 4)?;
     let filter = c.input_with_rank(1, 4)?;
-    let strides = four(
+    let strides = fixed::<4>(
         c,
         "strides",
         "DepthwiseConv2D requires the stride attribute",
     )?;
     let dilations = match c.attr_value("dilations") {
-        Some(_) => four(
+        Some(_) => fixed::<4>(
             c,
             "dilations",
             "DepthwiseConv2D requires the dilations attribute",
@@ -415,8 +410,8 @@ pub fn conv2d_backprop_input(c: &mut InferenceContext<'_>) -> Result<(), ShapeEr
 pub fn avg_pool(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     let format = ImageFormat::parse(c, false)?;
     let input = c.input_with_rank(0, format.rank())?;
-    let strides = four(c, "strides", "AvgPool requires the stride attribute")?;
-    let ksize = four(c, "ksize", "AvgPool requires the ksize attribute")?;
+    let strides = fixed::<4>(c, "strides", "AvgPool requires the stride attribute")?;
+    let ksize = fixed::<4>(c, "ksize", "AvgPool requires the ksize attribute")?;
     let (batch, [rows, cols], depth) = image_dims(&input, format)?;
     let pads = padding(c, format)?;
     let (h, w) = (format.index('H'), format.index('W'));
