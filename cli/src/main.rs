@@ -108,6 +108,13 @@ enum Command {
         /// flush them).
         #[arg(long)]
         keep_denormals: bool,
+        /// Stop any loop after this many iterations with an error (TF 1
+        /// loop frames and `While` ops; 0: no limit).
+        #[arg(long, value_name = "N", default_value_t = opreg_runtime::DEFAULT_MAX_LOOP_ITERATIONS)]
+        max_iterations: u64,
+        /// Stop any loop that runs longer than this many seconds.
+        #[arg(long, value_name = "SECONDS")]
+        loop_timeout: Option<f64>,
     },
     /// Draw a GraphDef.
     Graph {
@@ -328,6 +335,8 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             max_memory,
             max_allocation,
             keep_denormals,
+            max_iterations,
+            loop_timeout,
         } => {
             if let Some(bytes) = max_allocation {
                 registry_core::limits::set_max_allocation_bytes(bytes);
@@ -347,6 +356,15 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 } else {
                     DenormalMode::FlushToZero
                 },
+                max_loop_iterations: (max_iterations > 0).then_some(max_iterations),
+                loop_timeout: loop_timeout
+                    .map(|s| {
+                        std::time::Duration::try_from_secs_f64(s).map_err(|e| CliError::Input {
+                            what: "--loop-timeout".into(),
+                            message: e.to_string(),
+                        })
+                    })
+                    .transpose()?,
             };
             let text = graph_cmds::run(graph, feeds, &fetches, options, format, repeat)?;
             write_stdout(text.as_bytes())

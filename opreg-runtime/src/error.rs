@@ -149,6 +149,30 @@ pub enum GraphError {
         /// What is wrong.
         reason: String,
     },
+    /// The graph's function library is not valid, or a function cannot be
+    /// instantiated.
+    #[error(transparent)]
+    Function(#[from] crate::functions::FunctionError),
+    /// A function's instantiated body is not a valid graph.
+    #[error("in function '{function}': {source}")]
+    InFunction {
+        /// The function.
+        function: String,
+        /// What is wrong with its body.
+        source: Box<GraphError>,
+    },
+    /// TF 1 control flow that cannot run: inputs from different loop
+    /// frames, an `Exit` outside a loop, a back edge that does not end at a
+    /// `Merge`...
+    #[error("node '{node}' (op '{op}'): {message}")]
+    ControlFlow {
+        /// The node.
+        node: String,
+        /// Its op.
+        op: String,
+        /// What is wrong.
+        message: String,
+    },
     /// No device can run a node.
     #[error("cannot place node '{node}' (op '{op}'): {source}")]
     Placement {
@@ -241,6 +265,60 @@ pub enum RunError {
         /// The limit.
         limit: u64,
     },
+    /// A loop (a TF 1 loop frame) went over the session's iteration or
+    /// time limit.
+    #[error("loop '{frame}' was stopped after {iterations} iterations: it reached {reason}")]
+    LoopLimit {
+        /// The loop's frame name.
+        frame: String,
+        /// The iterations it completed.
+        iterations: u64,
+        /// Which limit.
+        reason: String,
+    },
+    /// A fetched tensor is dead: it lies on the branch a `Switch` did not
+    /// take (TF fails such a fetch too).
+    #[error(
+        "fetch '{fetch}' has no value: it is dead (on the branch of a Switch that was not taken)"
+    )]
+    DeadFetch {
+        /// The fetch.
+        fetch: String,
+    },
+    /// The run ended without computing a fetch: nodes waited for inputs
+    /// that never came (a graph whose control flow is not well formed).
+    #[error(
+        "fetch '{fetch}' was never computed: the run ended with nodes still waiting for inputs{}",
+        waiting_list(.waiting)
+    )]
+    NotComputed {
+        /// The fetch.
+        fetch: String,
+        /// Some of the nodes that got part of their inputs but never ran.
+        waiting: Vec<String>,
+    },
+}
+
+fn waiting_list(waiting: &[String]) -> String {
+    if waiting.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (e.g. {})",
+            waiting
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+impl RunError {
+    /// True for a fetch that lies on an untaken branch.
+    pub fn is_dead_fetch(&self) -> bool {
+        matches!(self, RunError::DeadFetch { .. })
+    }
 }
 
 impl From<GraphError> for RunError {

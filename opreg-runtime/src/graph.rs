@@ -10,7 +10,9 @@ use opreg_proto::{DataType, GraphDef, NodeDef, OpDef, TextFormat, VersionDef};
 use rustc_hash::FxHashMap;
 
 use crate::GraphError;
+use crate::control_flow::ControlFlow;
 use crate::error::UnknownOp;
+use crate::functions::FunctionLibrary;
 use crate::versions;
 use registry_core::node_def::{
     add_defaults_to_node_def, in_out_types_for_node, parse_input, types_compatible,
@@ -86,6 +88,11 @@ pub struct Graph {
     nodes: Vec<GraphNode>,
     index: FxHashMap<String, usize>,
     versions: Option<VersionDef>,
+    library: FunctionLibrary,
+    /// The loop frames of TF 1 control flow, when the graph has any of its
+    /// ops (`Enter`, `Exit`, `Switch`, `Merge`, `NextIteration`,
+    /// `LoopCond`).
+    control_flow: Option<ControlFlow>,
 }
 
 /// Reads a GraphDef from a binary (`.pb`) or text (`.pbtxt`) file; the
@@ -134,22 +141,33 @@ impl Graph {
     /// and output of the right dtype, no cycles, and shape inference over
     /// the whole graph (Placeholders with their declared, possibly partial,
     /// shapes).
-    pub fn with_registry(ops: &OpRegistry, graph_def: GraphDef) -> Result<Self, GraphError> {
+    pub fn with_registry(ops: &OpRegistry, mut graph_def: GraphDef) -> Result<Self, GraphError> {
         let versions = graph_def.versions.clone();
-        Self::checked(ops, graph_def).map_err(|e| {
-            if versions::beyond_forward_compatibility(versions.as_ref()) {
-                GraphError::BeyondForwardCompatibility {
-                    producer: versions.as_ref().map_or(0, |v| v.producer),
-                    consumer: versions::GRAPH_DEF_VERSION,
-                    source: Box::new(e),
+        let library = graph_def.library.take().unwrap_or_default();
+        FunctionLibrary::new(ops, library)
+            .map_err(GraphError::Function)
+            .and_then(|library| Self::checked_with_library(ops, graph_def, library))
+            .map_err(|e| {
+                if versions::beyond_forward_compatibility(versions.as_ref()) {
+                    GraphError::BeyondForwardCompatibility {
+                        producer: versions.as_ref().map_or(0, |v| v.producer),
+                        consumer: versions::GRAPH_DEF_VERSION,
+                        source: Box::new(e),
+                    }
+                } else {
+                    e
                 }
-            } else {
-                e
-            }
-        })
+            })
     }
 
-    fn checked(ops: &OpRegistry, graph_def: GraphDef) -> Result<Self, GraphError> {
+    /// [`with_registry`](Self::with_registry) for a graph whose functions
+    /// are `library` (a function's instantiated body, or a GraphDef whose
+    /// `library` was taken out).
+    pub(crate) fn checked_with_library(
+        ops: &OpRegistry,
+        graph_def: GraphDef,
+        library: FunctionLibrary,
+    ) -> Result<Self, GraphError> {
         versions::check_versions(graph_def.versions.as_ref())?;
         let producer = graph_def.versions.as_ref().map_or(0, |v| v.producer);
         if graph_def.node.is_empty() {
@@ -166,28 +184,38 @@ impl Graph {
             }
             index.insert(node.name.clone(), i);
         }
-        let unknown = unknown_ops(ops, &graph_def.node);
+        let unknown = unknown_ops(ops, &library, &graph_def.node);
         if !unknown.is_empty() {
             return Err(GraphError::UnknownOp { ops: unknown });
         }
         let mut nodes = Vec::with_capacity(graph_def.node.len());
         for mut def in graph_def.node {
-            let op = ops.look_up(&def.op).map_err(|e| GraphError::UnknownOp {
-                ops: vec![UnknownOp {
-                    op: def.op.clone(),
-                    count: 1,
-                    first_node: def.name.clone(),
-                    source: Box::new(e),
-                }],
-            })?;
-            versions::check_op_deprecation(op.op_def(), producer)?;
-            add_defaults_to_node_def(op.op_def(), &mut def);
-            validate_node_def(&def, op.op_def())?;
-            let (input_types, output_types) = in_out_types_for_node(&def, op.op_def())?;
+            // A registered op, else a function of the library (whose
+            // signature is its OpDef; its shapes are unknown).
+            let (op_def, shape_fn) = match ops.look_up(&def.op) {
+                Ok(op) => (op.op_def(), op.shape_fn()),
+                Err(e) => match library.signature(&def.op) {
+                    Some(signature) => (signature, None),
+                    None => {
+                        return Err(GraphError::UnknownOp {
+                            ops: vec![UnknownOp {
+                                op: def.op.clone(),
+                                count: 1,
+                                first_node: def.name.clone(),
+                                source: Box::new(e),
+                            }],
+                        });
+                    }
+                },
+            };
+            versions::check_op_deprecation(op_def, producer)?;
+            add_defaults_to_node_def(op_def, &mut def);
+            validate_node_def(&def, op_def)?;
+            let (input_types, output_types) = in_out_types_for_node(&def, op_def)?;
             nodes.push(GraphNode {
                 def,
-                op_def: op.op_def().clone(),
-                shape_fn: op.shape_fn(),
+                op_def: op_def.clone(),
+                shape_fn,
                 inputs: Vec::new(),
                 control_inputs: Vec::new(),
                 input_types,
@@ -202,6 +230,8 @@ impl Graph {
         let order = topological_order(&nodes)?;
         let mut graph = Self::reordered(nodes, &order);
         graph.versions = graph_def.versions;
+        graph.library = library;
+        graph.control_flow = ControlFlow::analyze(&graph)?;
         // Static shape errors (a MatMul of constants that cannot multiply,
         // a bad Reshape of a constant...) are found before anything runs.
         graph.infer_shapes(&[])?;
@@ -294,7 +324,29 @@ impl Graph {
             nodes: sorted,
             index,
             versions: None,
+            library: FunctionLibrary::default(),
+            control_flow: None,
         }
+    }
+
+    /// The graph's functions (its GraphDef's `library`).
+    pub fn library(&self) -> &FunctionLibrary {
+        &self.library
+    }
+
+    /// The graph's loop frames, when it has TF 1 control flow.
+    pub fn control_flow(&self) -> Option<&ControlFlow> {
+        self.control_flow.as_ref()
+    }
+
+    /// True when input `input` of node `node` is a loop's back edge (a
+    /// `NextIteration` into a `Merge`): the one kind of edge that may close
+    /// a cycle, and that topological order ignores.
+    pub fn is_back_edge(&self, node: usize, input: usize) -> bool {
+        let n = &self.nodes[node];
+        n.inputs
+            .get(input)
+            .is_some_and(|e| is_back_edge(&self.nodes[e.node], n))
     }
 
     /// The GraphDef's `versions` (producer, min_consumer, bad_consumers).
@@ -377,8 +429,13 @@ fn resolve_inputs(
     Ok((inputs, controls))
 }
 
+/// A loop's back edge: a data edge from a `NextIteration` into a `Merge`.
+fn is_back_edge(source: &GraphNode, consumer: &GraphNode) -> bool {
+    source.def.op == "NextIteration" && consumer.def.op == "Merge"
+}
+
 /// Kahn's algorithm, taking the lowest original index first among ready
-/// nodes; a leftover means a cycle.
+/// nodes (loop back edges left out); a leftover means a cycle.
 fn topological_order(nodes: &[GraphNode]) -> Result<Vec<usize>, GraphError> {
     let n = nodes.len();
     let mut pending = vec![0usize; n];
@@ -388,6 +445,7 @@ fn topological_order(nodes: &[GraphNode]) -> Result<Vec<usize>, GraphError> {
             .inputs
             .iter()
             .map(|e| e.node)
+            .filter(|&s| !is_back_edge(&nodes[s], node))
             .chain(node.control_inputs.iter().copied())
         {
             pending[i] += 1;
@@ -431,6 +489,7 @@ fn cycle_path(nodes: &[GraphNode], pending: &[usize]) -> Vec<String> {
             .inputs
             .iter()
             .map(|e| e.node)
+            .filter(|&s| !is_back_edge(&nodes[s], &nodes[current]))
             .chain(nodes[current].control_inputs.iter().copied())
             .find(|&s| pending[s] > 0);
         match next {
@@ -456,11 +515,14 @@ fn cycle_path(nodes: &[GraphNode], pending: &[usize]) -> Vec<String> {
 
 /// Every op of `nodes` that `ops` does not hold, in order of first use,
 /// with its node count and first node.
-fn unknown_ops(ops: &OpRegistry, nodes: &[NodeDef]) -> Vec<UnknownOp> {
+fn unknown_ops(ops: &OpRegistry, library: &FunctionLibrary, nodes: &[NodeDef]) -> Vec<UnknownOp> {
     let mut unknown: Vec<UnknownOp> = Vec::new();
     for def in nodes {
         if let Some(u) = unknown.iter_mut().find(|u| u.op == def.op) {
             u.count += 1;
+            continue;
+        }
+        if library.signature(&def.op).is_some() {
             continue;
         }
         if let Err(e) = ops.look_up(&def.op) {

@@ -11,7 +11,10 @@
 //! only the runtime and what runs graphs.
 
 mod budget;
+pub mod control_flow;
+mod dataflow;
 mod error;
+pub mod functions;
 mod graph;
 pub mod library;
 mod placement;
@@ -22,7 +25,8 @@ mod threads;
 pub mod versions;
 
 pub use error::{GraphError, RunError, UnknownOp};
+pub use functions::{FunctionError, FunctionLibrary};
 pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use placement::requested_device_type;
-pub use session::{PreparedRun, Session, SessionOptions};
+pub use session::{DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, Session, SessionOptions};
 pub use shapes::GraphShapes;

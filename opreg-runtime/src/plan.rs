@@ -43,20 +43,24 @@ pub(crate) struct Plan {
     pub(crate) feeds: Vec<(usize, DataType)>,
     /// The slot of each fetch, in order.
     pub(crate) fetches: Vec<usize>,
-    /// True when some step runs on a device other than the CPU (so inputs
-    /// may need moving and fetches copying back).
-    pub(crate) uses_devices: bool,
 }
 
-/// The nodes a run must execute: every ancestor of the fetches (through
-/// data and control edges) that is not cut off by a feed, in graph order.
-pub(crate) fn needed_nodes(graph: &Graph, feeds: &[Endpoint], fetches: &[Endpoint]) -> Vec<usize> {
+/// The nodes a run must execute: every ancestor of the fetches and of the
+/// `targets` (through data and control edges) that is not cut off by a
+/// feed, in graph order.
+pub(crate) fn needed_nodes(
+    graph: &Graph,
+    feeds: &[Endpoint],
+    fetches: &[Endpoint],
+    targets: &[usize],
+) -> Vec<usize> {
     let nodes = graph.nodes();
     let mut needed = vec![false; nodes.len()];
     let mut stack: Vec<usize> = fetches
         .iter()
         .filter(|e| !feeds.contains(e))
         .map(|e| e.node)
+        .chain(targets.iter().copied())
         .collect();
     while let Some(i) = stack.pop() {
         if needed[i] {

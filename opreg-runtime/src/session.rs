@@ -2,19 +2,24 @@
 //! (TF's `DirectSession`, single-threaded, CPU-first).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::budget::MemoryBudget;
+use crate::control_flow::CONTROL_FLOW_OPS;
+use crate::dataflow::{FlowPlan, FlowRequest};
+use crate::functions::FunctionRuntime;
+use crate::functions::ops::{CALL_REGISTRATION, build_call, is_call};
 use crate::placement::{candidates, requested_device_type};
 use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
 use crate::{Endpoint, Graph, GraphError, RunError, threads};
 use registry_core::denormal::DenormalMode;
 use registry_core::device::{DEVICE_CPU, Device, DeviceError, open_device};
 use registry_core::kernel::{
-    CreateKernelError, KernelError, KernelInstance, KernelRegistry, create_op_kernel_in,
+    CreateKernelError, KernelError, KernelInstance, KernelRegistry, NodeInfo, create_op_kernel_in,
 };
 use registry_core::registry::OpRegistry;
 use registry_core::tensor::Tensor;
@@ -43,7 +48,21 @@ pub struct SessionOptions {
     /// run their parallel work, from the first such run on; see
     /// [`registry_core::denormal`]); [`DenormalMode::Ieee`] keeps them.
     pub denormals: DenormalMode,
+    /// The most iterations one execution of a loop may run (a TF 1 loop
+    /// frame, or a `While` op's call), after which the run fails with
+    /// [`RunError::LoopLimit`] (TF 1 loops) or a `ResourceExhausted`
+    /// kernel error (`While`) instead of running on. Default:
+    /// [`DEFAULT_MAX_LOOP_ITERATIONS`]; `None` for no limit.
+    pub max_loop_iterations: Option<u64>,
+    /// The longest one execution of a loop may run, checked as each
+    /// iteration starts. Default: `None`, no limit.
+    pub loop_timeout: Option<Duration>,
 }
+
+/// The default of [`SessionOptions::max_loop_iterations`]: far more than
+/// any model's loops run, and reached by a loop that never ends within
+/// seconds, not hours.
+pub const DEFAULT_MAX_LOOP_ITERATIONS: u64 = 10_000_000;
 
 impl Default for SessionOptions {
     fn default() -> Self {
@@ -51,11 +70,37 @@ impl Default for SessionOptions {
             devices: vec![DEVICE_CPU.to_owned()],
             max_memory_bytes: None,
             denormals: DenormalMode::default(),
+            max_loop_iterations: Some(DEFAULT_MAX_LOOP_ITERATIONS),
+            loop_timeout: None,
         }
     }
 }
 
-type PlanKey = (Vec<String>, Vec<String>);
+type PlanKey = (Vec<String>, Vec<String>, Vec<String>);
+
+/// How a plan runs: a straight sequence, or dataflow with frames when its
+/// nodes include TF 1 control flow.
+pub(crate) enum Planned {
+    Straight(Plan),
+    Flow(FlowPlan),
+}
+
+/// The session's function runtime: its own (a session on a graph), or
+/// the one of the graph whose function it runs (which owns it).
+#[derive(Debug)]
+enum Functions {
+    Owner(Arc<FunctionRuntime>),
+    Nested(Weak<FunctionRuntime>),
+}
+
+impl Functions {
+    fn get(&self) -> Option<Arc<FunctionRuntime>> {
+        match self {
+            Functions::Owner(runtime) => Some(Arc::clone(runtime)),
+            Functions::Nested(runtime) => runtime.upgrade(),
+        }
+    }
+}
 
 /// Devices other than the CPU by type: opened, or why they could not be.
 type OpenedDevices = FxHashMap<String, Result<Arc<dyn Device>, DeviceError>>;
@@ -86,9 +131,11 @@ pub struct Session {
     ops: &'static OpRegistry,
     kernels: &'static KernelRegistry,
     instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
-    plans: Mutex<FxHashMap<PlanKey, Arc<Plan>>>,
+    plans: Mutex<FxHashMap<PlanKey, Arc<Planned>>>,
     /// Devices other than the CPU, opened on first use (or the error).
     devices: Mutex<OpenedDevices>,
+    /// The graph's functions, instantiated on first call.
+    functions: Functions,
 }
 
 impl std::fmt::Debug for Session {
@@ -123,6 +170,38 @@ impl Session {
         ops: &'static OpRegistry,
         kernels: &'static KernelRegistry,
     ) -> Self {
+        let functions = FunctionRuntime::new(
+            graph.library().clone(),
+            ops,
+            kernels,
+            options.clone(),
+            graph.versions().cloned(),
+        );
+        Self::assemble(graph, options, ops, kernels, Functions::Owner(functions))
+    }
+
+    /// The session of a function's instantiated body, on its owner's
+    /// runtime.
+    pub(crate) fn for_function(graph: Graph, runtime: Weak<FunctionRuntime>) -> Self {
+        let owner = runtime.upgrade();
+        let (options, ops, kernels) = match &owner {
+            Some(r) => (r.options().clone(), r.ops(), r.kernels()),
+            None => (
+                SessionOptions::default(),
+                OpRegistry::global(),
+                KernelRegistry::global(),
+            ),
+        };
+        Self::assemble(graph, options, ops, kernels, Functions::Nested(runtime))
+    }
+
+    fn assemble(
+        graph: Graph,
+        options: SessionOptions,
+        ops: &'static OpRegistry,
+        kernels: &'static KernelRegistry,
+        functions: Functions,
+    ) -> Self {
         let n = graph.nodes().len();
         Self {
             graph,
@@ -132,6 +211,7 @@ impl Session {
             instances: Mutex::new(vec![None; n]),
             plans: Mutex::new(FxHashMap::default()),
             devices: Mutex::new(FxHashMap::default()),
+            functions,
         }
     }
 
@@ -172,10 +252,19 @@ impl Session {
     /// Plans a feeds/fetches signature once (pruning, placement, kernels)
     /// for repeated runs.
     pub fn prepare(&self, feeds: &[&str], fetches: &[&str]) -> Result<PreparedRun<'_>, RunError> {
-        let key: PlanKey = (
-            feeds.iter().map(|s| (*s).to_owned()).collect(),
-            fetches.iter().map(|s| (*s).to_owned()).collect(),
-        );
+        self.prepare_with_targets(feeds, fetches, &[])
+    }
+
+    /// [`prepare`](Self::prepare) that also runs the `targets` nodes (TF's
+    /// target nodes: run for their effects, nothing fetched).
+    pub fn prepare_with_targets(
+        &self,
+        feeds: &[&str],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<PreparedRun<'_>, RunError> {
+        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect();
+        let key: PlanKey = (owned(feeds), owned(fetches), owned(targets));
         if let Some(plan) = self
             .plans
             .lock()
@@ -187,7 +276,7 @@ impl Session {
                 plan: Arc::clone(plan),
             });
         }
-        let plan = Arc::new(self.build_plan(feeds, fetches)?);
+        let plan = Arc::new(self.build_plan(feeds, fetches, targets)?);
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -198,7 +287,12 @@ impl Session {
         })
     }
 
-    fn build_plan(&self, feeds: &[&str], fetches: &[&str]) -> Result<Plan, RunError> {
+    fn build_plan(
+        &self,
+        feeds: &[&str],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<Planned, RunError> {
         // The devices the session was asked for must exist.
         for device in &self.options.devices {
             if !device.eq_ignore_ascii_case(DEVICE_CPU) {
@@ -218,7 +312,46 @@ impl Session {
             .iter()
             .map(|name| self.graph.endpoint(name, "fetch"))
             .collect::<Result<Vec<_>, _>>()?;
-        let order = needed_nodes(&self.graph, &feed_endpoints, &fetch_endpoints);
+        let target_nodes = targets
+            .iter()
+            .map(|name| {
+                self.graph
+                    .index_of(name)
+                    .ok_or_else(|| GraphError::UnknownEndpoint {
+                        kind: "target",
+                        name: (*name).to_owned(),
+                        reason: format!("the graph has no node '{name}'"),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let order = needed_nodes(
+            &self.graph,
+            &feed_endpoints,
+            &fetch_endpoints,
+            &target_nodes,
+        );
+        if let Some(flow) = self.graph.control_flow()
+            && order
+                .iter()
+                .any(|&i| CONTROL_FLOW_OPS.contains(&self.graph.nodes()[i].def.op.as_str()))
+        {
+            let request = FlowRequest {
+                graph: &self.graph,
+                flow,
+                order: &order,
+                feeds: &feed_endpoints,
+                feed_names: feeds,
+                fetches: &fetch_endpoints,
+                fetch_names: fetches,
+                max_iterations: self.options.max_loop_iterations,
+                timeout: self.options.loop_timeout,
+            };
+            return Ok(Planned::Flow(FlowPlan::build(
+                request,
+                |i| self.kernel_for(i),
+                |k| self.input_devices(k),
+            )?));
+        }
         let mut slots = Slots::default();
         let feeds: Vec<(usize, opreg_proto::DataType)> = feed_endpoints
             .iter()
@@ -292,14 +425,13 @@ impl Session {
                 })
                 .collect();
         }
-        Ok(Plan {
+        Ok(Planned::Straight(Plan {
             feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
             steps,
             consumers: slots.consumers,
             feeds,
             fetches,
-            uses_devices,
-        })
+        }))
     }
 
     /// Where each input of `kernel` must be: `None` for host memory (CPU
@@ -334,6 +466,34 @@ impl Session {
             return Ok(Arc::clone(k));
         }
         let node = &self.graph.nodes()[index];
+        if let Some(runtime) = self.functions.get()
+            && is_call(&runtime, &node.def.op)
+        {
+            let call = build_call(&runtime, node)?;
+            let info = NodeInfo::new(
+                node.def.name.clone(),
+                node.def.op.clone(),
+                DEVICE_CPU,
+                node.input_types.clone(),
+                node.output_types.clone(),
+            );
+            let device = self.device(DEVICE_CPU).map_err(|e| GraphError::Placement {
+                node: node.def.name.clone(),
+                op: node.def.op.clone(),
+                source: Box::new(CreateKernelError::Device {
+                    node: node.def.name.clone(),
+                    source: e,
+                }),
+            })?;
+            let k = Arc::new(KernelInstance::new(
+                Box::new(call),
+                info,
+                device,
+                &CALL_REGISTRATION,
+            ));
+            instances[index] = Some(Arc::clone(&k));
+            return Ok(k);
+        }
         let devices = candidates(
             requested_device_type(&node.def.device),
             &self.options.devices,
@@ -394,7 +554,7 @@ impl Session {
 /// aliases of their inputs, so chains of them cost nothing at run time
 /// (tensors are immutable while shared, so `Snapshot`'s copy is not
 /// needed either).
-const FORWARDING_OPS: &[&str] = &[
+pub(crate) const FORWARDING_OPS: &[&str] = &[
     "Identity",
     "IdentityN",
     "StopGradient",
@@ -414,7 +574,7 @@ fn is_forwarding(op: &str, kernel: &KernelInstance) -> bool {
 /// values in the order the feeds were named.
 pub struct PreparedRun<'s> {
     session: &'s Session,
-    plan: Arc<Plan>,
+    plan: Arc<Planned>,
 }
 
 impl PreparedRun<'_> {
@@ -426,11 +586,19 @@ impl PreparedRun<'_> {
     /// elided.)
     pub fn executed_nodes(&self) -> Vec<&str> {
         let nodes = self.session.graph.nodes();
-        self.plan
-            .steps
-            .iter()
-            .map(|step| nodes[step.node].def.name.as_str())
-            .collect()
+        match &*self.plan {
+            Planned::Straight(plan) => plan
+                .steps
+                .iter()
+                .map(|step| nodes[step.node].def.name.as_str())
+                .collect(),
+            Planned::Flow(plan) => plan
+                .steps
+                .iter()
+                .filter(|step| matches!(step.kind, crate::dataflow::Kind::Kernel(_)))
+                .map(|step| nodes[step.node].def.name.as_str())
+                .collect(),
+        }
     }
 
     /// Runs the plan. Each intermediate tensor is dropped after its last
@@ -450,10 +618,19 @@ impl PreparedRun<'_> {
         threads::run_in_mode(self.session.options.denormals, || self.run_here(feeds))
     }
 
+    /// Runs a function's body from within a kernel of the calling graph
+    /// (already in the run's thread and denormal mode).
+    pub(crate) fn run_on_this_thread(&self, feeds: Vec<Tensor>) -> Result<Vec<Tensor>, RunError> {
+        self.run_here(feeds.into_iter().collect())
+    }
+
     /// [`run`](Self::run) on the calling thread.
     fn run_here(&self, feeds: SmallVec<[Tensor; 4]>) -> Result<Vec<Tensor>, RunError> {
-        let plan = &*self.plan;
         let graph = &self.session.graph;
+        let plan = match &*self.plan {
+            Planned::Straight(plan) => plan,
+            Planned::Flow(plan) => return plan.run(graph, feeds),
+        };
         let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
         let mut remaining = plan.consumers.clone();
         let mut budget =
@@ -505,25 +682,17 @@ impl PreparedRun<'_> {
             if inputs.iter().any(Option::is_none) {
                 return Err(missing_value(graph, step));
             }
-            if plan.uses_devices {
-                move_inputs(graph, step, &mut inputs)?;
-            }
             outputs.clear();
             outputs.resize_with(step.outputs.len(), || None);
-            // Kernels are user code: a panic fails this run, not the caller.
-            catch_unwind(AssertUnwindSafe(|| {
-                step.kernel.compute_in(&mut inputs, &mut outputs)
-            }))
-            .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
-            .map_err(|source| {
-                let node = &graph.nodes()[step.node];
-                RunError::Compute {
-                    node: node.def.name.clone(),
-                    op: node.def.op.clone(),
-                    device: step.kernel.info().device_type().to_owned(),
-                    source: Box::new(source),
-                }
-            })?;
+            // Empty unless some step runs on a device.
+            run_kernel_step(
+                graph,
+                step.node,
+                &step.kernel,
+                &step.input_devices,
+                &mut inputs,
+                &mut outputs,
+            )?;
             for (tensor, slot) in outputs.iter_mut().zip(&step.outputs) {
                 if let Some(slot) = *slot {
                     if budget.is_limited()
@@ -597,10 +766,44 @@ fn consume(
     }
 }
 
-/// Moves each input of `step` to where its kernel reads it (host memory or
-/// the kernel's device), copying through the host between devices.
-fn move_inputs(graph: &Graph, step: &Step, inputs: &mut [Option<Tensor>]) -> Result<(), RunError> {
-    for (index, (slot, want)) in inputs.iter_mut().zip(&step.input_devices).enumerate() {
+/// Runs node `node`'s kernel on `inputs` (moved first to where
+/// `input_devices` says, when it is not empty) into `outputs`; a failure
+/// or panic becomes [`RunError::Compute`] naming the node.
+pub(crate) fn run_kernel_step(
+    graph: &Graph,
+    node: usize,
+    kernel: &KernelInstance,
+    input_devices: &InputDevices,
+    inputs: &mut [Option<Tensor>],
+    outputs: &mut [Option<Tensor>],
+) -> Result<(), RunError> {
+    if !input_devices.is_empty() {
+        move_inputs(graph, node, input_devices, inputs)?;
+    }
+    // Kernels are user code: a panic fails this run, not the caller.
+    catch_unwind(AssertUnwindSafe(|| kernel.compute_in(inputs, outputs)))
+        .unwrap_or_else(|payload| Err(KernelError::from_panic(&*payload)))
+        .map_err(|source| {
+            let n = &graph.nodes()[node];
+            RunError::Compute {
+                node: n.def.name.clone(),
+                op: n.def.op.clone(),
+                device: kernel.info().device_type().to_owned(),
+                source: Box::new(source),
+            }
+        })
+}
+
+/// Moves each input of node `node` to where its kernel reads it (host
+/// memory or the kernel's device), copying through the host between
+/// devices.
+fn move_inputs(
+    graph: &Graph,
+    node: usize,
+    input_devices: &InputDevices,
+    inputs: &mut [Option<Tensor>],
+) -> Result<(), RunError> {
+    for (index, (slot, want)) in inputs.iter_mut().zip(input_devices).enumerate() {
         let Some(tensor) = slot.as_ref() else {
             continue;
         };
@@ -613,7 +816,7 @@ fn move_inputs(graph: &Graph, step: &Step, inputs: &mut [Option<Tensor>]) -> Res
                 .and_then(|host| device.upload(&host).map_err(Into::into)),
         };
         *slot = Some(moved.map_err(|source| {
-            let node = &graph.nodes()[step.node];
+            let node = &graph.nodes()[node];
             RunError::Transfer {
                 node: node.def.name.clone(),
                 op: node.def.op.clone(),

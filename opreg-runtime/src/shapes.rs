@@ -38,10 +38,15 @@ impl Graph {
         let mut shapes: GraphShapes = Vec::with_capacity(nodes.len());
         let mut constants: Vec<Option<Tensor>> = Vec::with_capacity(nodes.len());
         for (i, node) in nodes.iter().enumerate() {
+            // A loop's back edge comes from a later node: unknown here.
             let input_shapes: Vec<Shape> = node
                 .inputs
                 .iter()
-                .map(|e| shapes[e.node][e.port].clone())
+                .map(|e| {
+                    shapes
+                        .get(e.node)
+                        .map_or_else(Shape::unknown, |s| s[e.port].clone())
+                })
                 .collect();
             let input_constants: Vec<Option<&Tensor>> = node
                 .inputs
@@ -49,7 +54,7 @@ impl Graph {
                 .map(|e| {
                     let fed = feeds.iter().any(|(f, _)| f == e);
                     if e.port == 0 && !fed {
-                        constants[e.node].as_ref()
+                        constants.get(e.node).and_then(Option::as_ref)
                     } else {
                         None
                     }

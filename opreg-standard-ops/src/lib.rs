@@ -2,7 +2,9 @@
 //! ops every opreg backend defines and runs: the list in `graphs/README.md`
 //! and the array ops added to it since (identities, shapes, fills, ranges,
 //! splits, reversals, gathers, band parts, top-k, paddings, space/batch/depth
-//! rearrangements; see [`NAMES`]).
+//! rearrangements), and the control flow and functional ops the runtime runs
+//! itself (`Enter`, `Switch`, `Merge`, `While`, `If`, `PartitionedCall`...;
+//! see [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -54,10 +56,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 121);
+/// assert_eq!(NAMES.len(), 135);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 121] = [
+pub const NAMES: [&str; 135] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -72,6 +74,7 @@ pub const NAMES: [&str; 121] = [
     "BatchToSpaceND",
     "BiasAdd",
     "BroadcastTo",
+    "Case",
     "Cast",
     "Ceil",
     "ClipByValue",
@@ -86,9 +89,11 @@ pub const NAMES: [&str; 121] = [
     "DepthwiseConv2dNative",
     "Einsum",
     "Elu",
+    "Enter",
     "Equal",
     "Erf",
     "Erfc",
+    "Exit",
     "Exp",
     "ExpandDims",
     "Expm1",
@@ -103,6 +108,7 @@ pub const NAMES: [&str; 121] = [
     "GreaterEqual",
     "Identity",
     "IdentityN",
+    "If",
     "LeakyRelu",
     "Less",
     "LessEqual",
@@ -112,6 +118,7 @@ pub const NAMES: [&str; 121] = [
     "LogicalAnd",
     "LogicalNot",
     "LogicalOr",
+    "LoopCond",
     "MatMul",
     "MatrixBandPart",
     "Max",
@@ -119,11 +126,13 @@ pub const NAMES: [&str; 121] = [
     "MaxPool3D",
     "Maximum",
     "Mean",
+    "Merge",
     "Min",
     "Minimum",
     "MirrorPad",
     "Mul",
     "Neg",
+    "NextIteration",
     "NoOp",
     "NotEqual",
     "OneHot",
@@ -131,6 +140,7 @@ pub const NAMES: [&str; 121] = [
     "Pack",
     "Pad",
     "PadV2",
+    "PartitionedCall",
     "Placeholder",
     "Pow",
     "PreventGradient",
@@ -169,14 +179,20 @@ pub const NAMES: [&str; 121] = [
     "Square",
     "SquaredDifference",
     "Squeeze",
+    "StatefulPartitionedCall",
+    "StatelessCase",
+    "StatelessIf",
+    "StatelessWhile",
     "StopGradient",
     "StridedSlice",
     "Sub",
     "Sum",
+    "Switch",
     "Tanh",
     "Tile",
     "TopKV2",
     "Transpose",
     "Unpack",
+    "While",
     "ZerosLike",
 ];

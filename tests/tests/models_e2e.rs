@@ -1,4 +1,4 @@
-//! The feed-forward Keras models of `shared/models` (frozen by TF 2.21)
+//! The Keras models of `shared/models` (frozen by TF 2.21)
 //! run on the CPU through `Session` and match TensorFlow's fetches within
 //! the models' tolerance (`1e-4 * max(1, max|want|)`, ints exactly).
 
@@ -42,4 +42,11 @@ fn unet_small_matches_tensorflow() {
 #[test]
 fn transformer_encoder_matches_tensorflow() {
     run_model("transformer_encoder");
+}
+
+/// A data-dependent `tf.while_loop` with a nested `tf.cond`, kept as
+/// `While` and `StatelessIf` with bodies in the graph's function library.
+#[test]
+fn control_flow_mix_fn_matches_tensorflow() {
+    run_model("control_flow_mix_fn");
 }

@@ -2006,19 +2006,6 @@ pub struct CTCLossV2;
 pub struct CalibrationStatisticsSaver;
 
 #[op(
-    name = "Case",
-    input = "branch_index: int32",
-    input = "input: Tin",
-    output = "output: Tout",
-    attr = "Tin: list(type) >= 0",
-    attr = "Tout: list(type) >= 0",
-    attr = "branches: list(func) >= 1",
-    attr = "output_shapes: list(shape) = []",
-    stateful
-)]
-pub struct Case;
-
-#[op(
     name = "CheckNumerics",
     input = "tensor: T",
     output = "output: T",
@@ -4069,17 +4056,6 @@ pub struct EnqueueTPUEmbeddingSparseTensorBatch;
 pub struct EnsureShape;
 
 #[op(
-    name = "Enter",
-    input = "data: T",
-    output = "output: T",
-    attr = "T: type",
-    attr = "frame_name: string",
-    attr = "is_constant: bool = false",
-    attr = "parallel_iterations: int = 10"
-)]
-pub struct Enter;
-
-#[op(
     name = "Erfinv",
     input = "x: T",
     output = "y: T",
@@ -4105,14 +4081,6 @@ pub struct EuclideanNorm;
     stateful
 )]
 pub struct ExecuteTPUEmbeddingPartitioner;
-
-#[op(
-    name = "Exit",
-    input = "data: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct Exit;
 
 #[op(
     name = "ExperimentalDatasetCardinality",
@@ -5139,21 +5107,6 @@ pub struct IdentityReader;
     stateful
 )]
 pub struct IdentityReaderV2;
-
-#[op(
-    name = "If",
-    input = "cond: Tcond",
-    input = "input: Tin",
-    output = "output: Tout",
-    attr = "Tcond: type",
-    attr = "Tin: list(type) >= 0",
-    attr = "Tout: list(type) >= 0",
-    attr = "then_branch: func",
-    attr = "else_branch: func",
-    attr = "output_shapes: list(shape) = []",
-    stateful
-)]
-pub struct If;
 
 #[op(
     name = "Igamma",
@@ -6213,13 +6166,6 @@ pub struct LookupTableSize;
 pub struct LookupTableSizeV2;
 
 #[op(
-    name = "LoopCond",
-    input = "input: bool",
-    output = "output: bool"
-)]
-pub struct LoopCond;
-
-#[op(
     name = "LowerBound",
     input = "sorted_inputs: T",
     input = "values: T",
@@ -6684,16 +6630,6 @@ pub struct MaxPoolV2;
 pub struct MaxPoolWithArgmax;
 
 #[op(
-    name = "Merge",
-    input = "inputs: N * T",
-    output = "output: T",
-    output = "value_index: int32",
-    attr = "T: type",
-    attr = "N: int >= 1"
-)]
-pub struct Merge;
-
-#[op(
     name = "MergeDedupData",
     input = "integer_tensor: integer_type",
     input = "float_tensor: float_type",
@@ -7108,14 +7044,6 @@ pub struct NegTrain;
     attr = "T: {double, float} = DT_FLOAT"
 )]
 pub struct NextAfter;
-
-#[op(
-    name = "NextIteration",
-    input = "data: T",
-    output = "output: T",
-    attr = "T: type"
-)]
-pub struct NextIteration;
 
 #[op(
     name = "NonDeterministicInts",
@@ -7671,19 +7599,6 @@ pub struct ParseSingleSequenceExample;
     attr = "out_type: type"
 )]
 pub struct ParseTensor;
-
-#[op(
-    name = "PartitionedCall",
-    input = "args: Tin",
-    output = "output: Tout",
-    attr = "Tin: list(type) >= 0",
-    attr = "Tout: list(type) >= 0",
-    attr = "f: func",
-    attr = "config: string = ''",
-    attr = "config_proto: string = ''",
-    attr = "executor_type: string = ''"
-)]
-pub struct PartitionedCall;
 
 #[op(
     name = "PlaceholderV2",
@@ -13219,32 +13134,6 @@ pub struct StatefulUniformFullInt;
 pub struct StatefulUniformInt;
 
 #[op(
-    name = "StatelessCase",
-    input = "branch_index: int32",
-    input = "input: Tin",
-    output = "output: Tout",
-    attr = "Tin: list(type) >= 0",
-    attr = "Tout: list(type) >= 0",
-    attr = "branches: list(func) >= 1",
-    attr = "output_shapes: list(shape) = []"
-)]
-pub struct StatelessCase;
-
-#[op(
-    name = "StatelessIf",
-    input = "cond: Tcond",
-    input = "input: Tin",
-    output = "output: Tout",
-    attr = "Tcond: type",
-    attr = "Tin: list(type) >= 0",
-    attr = "Tout: list(type) >= 0",
-    attr = "then_branch: func",
-    attr = "else_branch: func",
-    attr = "output_shapes: list(shape) = []"
-)]
-pub struct StatelessIf;
-
-#[op(
     name = "StatelessMultinomial",
     input = "logits: T",
     input = "num_samples: int32",
@@ -13496,18 +13385,6 @@ pub struct StatelessTruncatedNormal;
     attr = "Tshape: {int32, int64} = DT_INT32"
 )]
 pub struct StatelessTruncatedNormalV2;
-
-#[op(
-    name = "StatelessWhile",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: list(type) >= 0",
-    attr = "cond: func",
-    attr = "body: func",
-    attr = "output_shapes: list(shape) = []",
-    attr = "parallel_iterations: int = 10"
-)]
-pub struct StatelessWhile;
 
 #[op(
     name = "StaticRegexFullMatch",
@@ -13793,16 +13670,6 @@ pub struct SummaryWriter;
     attr = "T: {double, float, half, complex64, complex128}"
 )]
 pub struct Svd;
-
-#[op(
-    name = "Switch",
-    input = "data: T",
-    input = "pred: bool",
-    output = "output_false: T",
-    output = "output_true: T",
-    attr = "T: type"
-)]
-pub struct Switch;
 
 #[op(
     name = "SymbolicGradient",
@@ -15440,19 +15307,6 @@ pub struct VariableV2;
     attr = "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64, bool} = DT_BOOL"
 )]
 pub struct Where;
-
-#[op(
-    name = "While",
-    input = "input: T",
-    output = "output: T",
-    attr = "T: list(type) >= 0",
-    attr = "cond: func",
-    attr = "body: func",
-    attr = "output_shapes: list(shape) = []",
-    attr = "parallel_iterations: int = 10",
-    stateful
-)]
-pub struct While;
 
 #[op(
     name = "WholeFileReader",

@@ -14,6 +14,10 @@
 //! | Rank, Size | [`common::scalar_shape`](registry_core::shape::common::scalar_shape) |
 //! | Shape, ShapeN | [`shape_n`] |
 //! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
+//! | Exit, NextIteration | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
+//! | Enter, Switch, Merge, LoopCond | [`enter`], [`switch`], [`merge`], [`loop_cond`] |
+//! | While, StatelessWhile; If, StatelessIf, Case, StatelessCase | [`while_loop`]; [`functional_outputs`] |
+//! | PartitionedCall, StatefulPartitionedCall | [`common::unknown_shape`](registry_core::shape::common::unknown_shape) |
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
 //! | BatchMatMulV2, BatchMatMulV3, Einsum | [`batch_matmul_v2`], [`einsum`] |
 //! | DepthwiseConv2dNative, Conv2DBackpropInput, AvgPool | [`depthwise_conv2d_native`], [`conv2d_backprop_input`], [`avg_pool`] |
@@ -26,6 +30,7 @@
 //! | the others | this module, one function per op |
 
 mod array;
+mod control;
 mod conv;
 mod einsum;
 mod math;
@@ -35,6 +40,7 @@ mod reduce;
 mod space;
 mod strided_slice;
 
+pub use control::{enter, functional_outputs, loop_cond, merge, switch, while_loop};
 pub use conv::{
     avg_pool, conv2d, conv2d_backprop_input, conv3d, depthwise_conv2d_native, max_pool, pool3d,
 };
