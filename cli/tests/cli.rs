@@ -313,11 +313,18 @@ fn run_json_matches_tensorflow_for_every_shared_graph() {
     }
 }
 
-/// The feed-forward Keras models of `shared/models` through `opreg run
-/// --format json`, within the models' tolerance.
+/// Every model of `shared/models` (feed-forward, a TF 1 style loop, a
+/// `While` with function bodies) through `opreg run --format json`, within
+/// the models' tolerance.
 #[test]
-fn run_json_matches_tensorflow_for_the_feed_forward_models() {
-    for name in ["mobilenet_v2", "transformer_encoder", "unet_small"] {
+fn run_json_matches_tensorflow_for_every_model() {
+    for name in [
+        "mobilenet_v2",
+        "transformer_encoder",
+        "unet_small",
+        "lstm_while",
+        "control_flow_mix_fn",
+    ] {
         let dir = opreg_tests::shared_dir().join("models").join(name);
         let io = dir.join("io.json").to_string_lossy().into_owned();
         let text = stdout_of(&[
@@ -470,4 +477,49 @@ node { name: "d" op: "Relu" input: "c" attr { key: "T" value { type: DT_FLOAT } 
         err.contains("node 'b': op 'NoSuchOp' is not registered"),
         "{err}"
     );
+}
+
+/// A TF 1 loop that never ends: `opreg run --max-iterations` stops it with
+/// an error naming the loop, and `--max-iterations 0` lifts the limit (not
+/// run here: it would not end).
+#[test]
+fn run_stops_a_loop_that_never_ends() {
+    let dir = std::env::temp_dir().join(format!("opreg-forever-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("forever.pbtxt");
+    std::fs::write(
+        &path,
+        r#"
+  node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "yes" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+         attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }
+  node { name: "enter" op: "Enter" input: "zero" attr { key: "T" value { type: DT_INT32 } }
+         attr { key: "frame_name" value { s: "forever" } } }
+  node { name: "enter_yes" op: "Enter" input: "yes" attr { key: "T" value { type: DT_BOOL } }
+         attr { key: "frame_name" value { s: "forever" } } attr { key: "is_constant" value { b: true } } }
+  node { name: "merge" op: "Merge" input: "enter" input: "next"
+         attr { key: "T" value { type: DT_INT32 } } attr { key: "N" value { i: 2 } } }
+  node { name: "cond" op: "LoopCond" input: "enter_yes" }
+  node { name: "switch" op: "Switch" input: "merge" input: "cond" attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "next" op: "NextIteration" input: "switch:1" attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "exit" op: "Exit" input: "switch" attr { key: "T" value { type: DT_INT32 } } }
+"#,
+    )
+    .unwrap();
+    let output = opreg(&[
+        "run",
+        &path.to_string_lossy(),
+        "--fetch",
+        "exit",
+        "--max-iterations",
+        "1000",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("loop 'forever' was stopped after 1000 iterations"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -12,6 +12,7 @@ pub(crate) const CONTROL_FLOW_OPS: &[&str] = &[
     "Enter",
     "Exit",
     "Switch",
+    "_SwitchN",
     "Merge",
     "NextIteration",
     "LoopCond",

@@ -49,7 +49,8 @@ pub(crate) enum Kind {
     Kernel(Arc<KernelInstance>),
     /// Passes input `i` to output `i` (`LoopCond`, the identity family).
     Forward,
-    /// `Switch`: the data to output `pred`, a dead token to the other.
+    /// `Switch`: the data to output `pred`, a dead token to the other;
+    /// `_SwitchN`: to output `output_index` (the last when out of range).
     Switch,
     /// `Merge`: the first live input and its index.
     Merge,
@@ -168,14 +169,20 @@ impl FlowPlan {
         let uses_devices = std::cell::Cell::new(false);
         for &i in order {
             let node = &nodes[i];
-            let frame = flow.frame_of(i);
+            // An Enter runs in the frame of its input and sends into its
+            // own; every other node runs in its frame.
+            let frame = if node.def.op == "Enter" {
+                flow.frames()[flow.frame_of(i)].parent.unwrap_or(0)
+            } else {
+                flow.frame_of(i)
+            };
             let op = node.def.op.as_str();
             let mut input_devices = InputDevices::new();
             let kind = match op {
-                "Switch" => Kind::Switch,
+                "Switch" | "_SwitchN" => Kind::Switch,
                 "Merge" => Kind::Merge,
                 "Enter" => Kind::Enter {
-                    frame: frame as u32,
+                    frame: flow.frame_of(i) as u32,
                     constant: registry_core::attr::NodeAttrs::new(&node.def, &node.op_def)
                         .get::<bool>("is_constant")
                         .unwrap_or(false),
@@ -661,7 +668,7 @@ impl<'p> RunState<'p> {
                 }
                 Kind::Switch => {
                     let predicate = inputs.get(1).and_then(Option::as_ref);
-                    let take = switch_output(self.graph, step.node, predicate)?;
+                    let take = switch_output(self.graph, step.node, predicate, num_outputs)?;
                     outputs[take] = inputs[0].take();
                 }
                 Kind::Merge => {
@@ -966,11 +973,13 @@ impl<'p> RunState<'p> {
     }
 }
 
-/// Which output of a `Switch` takes the data: its predicate's value.
+/// Which output of a `Switch` takes the data: its predicate's value; of a
+/// `_SwitchN` (`outputs` outputs), its index, the last when out of range.
 fn switch_output(
     graph: &Graph,
     node: usize,
     predicate: Option<&Tensor>,
+    outputs: usize,
 ) -> Result<usize, RunError> {
     let fail = |message: String| {
         let n = &graph.nodes()[node];
@@ -991,11 +1000,20 @@ fn switch_output(
         host = predicate.to_host().map_err(|e| fail(e.to_string()))?;
         &host
     };
-    if !predicate.dims().is_empty() || predicate.dtype() != DataType::DtBool {
+    if !predicate.dims().is_empty() {
         return Err(fail(format!(
             "The second input must be a scalar, but it has shape {}",
             predicate.shape()
         )));
+    }
+    if predicate.dtype() == DataType::DtInt32 {
+        let index = predicate
+            .as_slice::<i32>()
+            .map_err(|e| fail(e.to_string()))?[0];
+        return Ok(usize::try_from(index)
+            .ok()
+            .filter(|&i| i < outputs)
+            .unwrap_or(outputs - 1));
     }
     let value = predicate
         .as_slice::<bool>()

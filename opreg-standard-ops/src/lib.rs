@@ -56,10 +56,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 135);
+/// assert_eq!(NAMES.len(), 136);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 135] = [
+pub const NAMES: [&str; 136] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -195,4 +195,5 @@ pub const NAMES: [&str; 135] = [
     "Unpack",
     "While",
     "ZerosLike",
+    "_SwitchN",
 ];

@@ -19413,16 +19413,6 @@ pub struct _SetGlobalTPUArray;
 pub struct _ShutdownDistributedTPU;
 
 #[op(
-    name = "_SwitchN",
-    input = "data: T",
-    input = "output_index: int32",
-    output = "outputs: num_outs * T",
-    attr = "num_outs: int >= 1",
-    attr = "T: type"
-)]
-pub struct _SwitchN;
-
-#[op(
     name = "_TPUCompileMlir",
     input = "dynamic_shapes: NumDynamicShapes * int64",
     output = "compilation_status: string",

@@ -1,5 +1,5 @@
 //! Control ops: [`NoOp`] (TF's `no_op.cc`), TF 1 control flow (`control_flow_ops.cc`:
-//! [`Enter`], [`Exit`], [`Switch`], [`Merge`], [`NextIteration`], [`LoopCond`]) and the
+//! [`Enter`], [`Exit`], [`Switch`], [`SwitchN`], [`Merge`], [`NextIteration`], [`LoopCond`]) and the
 //! functional ops (`functional_ops.cc`: [`While`], [`If`], [`Case`], their stateless forms,
 //! [`PartitionedCall`], [`StatefulPartitionedCall`]), which opreg's runtime runs itself.
 
@@ -55,6 +55,21 @@ pub struct Exit;
     shape_fn = crate::shape::switch
 )]
 pub struct Switch;
+
+/// Forwards `data` to the output numbered `output_index`.
+///
+/// An index out of range picks the last output; the other outputs are
+/// dead (TF's lowering of `Case`).
+#[op(
+    name = "_SwitchN",
+    input = "data: T",
+    input = "output_index: int32",
+    output = "outputs: num_outs * T",
+    attr = "num_outs: int >= 1",
+    attr = "T: type",
+    shape_fn = crate::shape::switch
+)]
+pub struct SwitchN;
 
 /// Forwards the value of an available tensor from `inputs` to `output`.
 ///

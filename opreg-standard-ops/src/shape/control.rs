@@ -15,12 +15,15 @@ pub fn enter(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     c.set_output(0, shape)
 }
 
-/// `Switch`: both outputs have the data's shape; the predicate is a scalar.
+/// `Switch` and `_SwitchN`: every output has the data's shape; the
+/// predicate (the output index) is a scalar.
 pub fn switch(c: &mut InferenceContext<'_>) -> Result<(), ShapeError> {
     c.input_with_rank(1, 0)?;
     let data = c.input(0)?.clone();
-    c.set_output(0, data.clone())?;
-    c.set_output(1, data)
+    for i in 0..c.num_outputs() {
+        c.set_output(i, data.clone())?;
+    }
+    Ok(())
 }
 
 /// `Merge` (TF's `MergeShape`): the inputs' common rank, with the

@@ -15,7 +15,7 @@
 //! | Shape, ShapeN | [`shape_n`] |
 //! | NoOp | [`common::no_outputs`](registry_core::shape::common::no_outputs) |
 //! | Exit, NextIteration | [`common::unchanged_shape`](registry_core::shape::common::unchanged_shape) |
-//! | Enter, Switch, Merge, LoopCond | [`enter`], [`switch`], [`merge`], [`loop_cond`] |
+//! | Enter, Switch, _SwitchN, Merge, LoopCond | [`enter`], [`switch`], [`switch`], [`merge`], [`loop_cond`] |
 //! | While, StatelessWhile; If, StatelessIf, Case, StatelessCase | [`while_loop`]; [`functional_outputs`] |
 //! | PartitionedCall, StatefulPartitionedCall | [`common::unknown_shape`](registry_core::shape::common::unknown_shape) |
 //! | MatMul, BiasAdd, Conv2D, MaxPool, ConcatV2 | [`matmul`], [`bias_add`], [`conv2d`], [`max_pool`], [`concat_v2`] |
