@@ -61,17 +61,23 @@ pub(crate) fn check(
         .map(|n| n.name().len())
         .max()
         .unwrap_or(0);
-    for (node, outputs) in graph.nodes().iter().zip(&shapes) {
+    let flow = graph.control_flow();
+    for (index, (node, outputs)) in graph.nodes().iter().zip(&shapes).enumerate() {
         let outs: Vec<String> = node
             .output_types
             .iter()
             .zip(outputs)
             .map(|(t, s)| format!("{}{s}", t.type_name()))
             .collect();
-        let device = devices
-            .iter()
-            .find(|d| kernels.find_kernel(&node.def, d).is_ok())
-            .cloned();
+        let device = if graph.is_run_by_runtime(index) {
+            // Control flow and function calls: the executor runs them.
+            Some("flow".to_owned())
+        } else {
+            devices
+                .iter()
+                .find(|d| kernels.find_kernel(&node.def, d).is_ok())
+                .cloned()
+        };
         let device = match device {
             Some(d) => d,
             None => {
@@ -84,9 +90,15 @@ pub(crate) fn check(
                 "-".to_owned()
             }
         };
+        let frame = match flow {
+            Some(flow) if flow.frame_of(index) != 0 => {
+                format!("  [loop '{}']", flow.frames()[flow.frame_of(index)].name)
+            }
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{:width$}  {:<18} {:<4} -> {}",
+            "{:width$}  {:<18} {:<4} -> {}{frame}",
             node.name(),
             node.op(),
             device,
@@ -96,6 +108,49 @@ pub(crate) fn check(
                 outs.join(", ")
             }
         );
+    }
+    if let Some(flow) = flow {
+        for (id, frame) in flow.frames().iter().enumerate().skip(1) {
+            let parent = frame.parent.map_or_else(String::new, |p| {
+                if p == 0 {
+                    String::new()
+                } else {
+                    format!(" inside '{}'", flow.frames()[p].name)
+                }
+            });
+            let members = (0..graph.nodes().len())
+                .filter(|&i| flow.frame_of(i) == id)
+                .count();
+            let _ = writeln!(
+                out,
+                "loop '{}'{parent}: {members} nodes, {} Enter, {} Exit, parallel_iterations {}",
+                frame.name,
+                frame.enters.len(),
+                frame.exits.len(),
+                frame.parallel_iterations
+            );
+        }
+    }
+    for name in graph.library().names() {
+        // Functions with attrs are checked when a call instantiates them.
+        let has_attrs = graph
+            .library()
+            .signature(name)
+            .is_some_and(|s| !s.attr.is_empty());
+        if has_attrs {
+            let _ = writeln!(out, "function '{name}': generic, checked per call");
+            continue;
+        }
+        match graph.library().body(name, &Default::default()) {
+            Ok(body) => {
+                let _ = writeln!(
+                    out,
+                    "function '{name}': {} nodes, valid, shapes inferred",
+                    body.nodes().len()
+                );
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
     }
     if !problems.is_empty() {
         return Err(CliError::Check(problems));
@@ -222,36 +277,126 @@ pub(crate) fn dot(graph: &Graph, feeds: &[NamedTensor]) -> Result<String, CliErr
     let quote = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut out =
         String::from("digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n");
-    for (i, node) in graph.nodes().iter().enumerate() {
+    write_dot_nodes(&mut out, graph, "n", &quote);
+    for (k, name) in graph.library().names().into_iter().enumerate() {
+        // A cluster per function body (generic ones instantiate per call).
         let _ = writeln!(
             out,
-            "  n{i} [label=\"{}\\n{}\"];",
+            "  subgraph cluster_function_{k} {{\n    label=\"function {}\"; style=rounded;",
+            quote(name)
+        );
+        match graph.library().body(name, &Default::default()) {
+            Ok(body) => {
+                let prefix = format!("f{k}_");
+                write_dot_nodes(&mut out, &body, &prefix, &quote);
+                write_dot_edges(&mut out, &body, &prefix, None);
+            }
+            Err(_) => {
+                let _ = writeln!(
+                    out,
+                    "    f{k}_generic [label=\"generic: instantiated per call\", shape=note];"
+                );
+            }
+        }
+        out.push_str("  }\n");
+    }
+    write_dot_edges(&mut out, graph, "n", Some(&shapes));
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// The nodes of `graph` as DOT nodes named `{prefix}{index}`, each loop
+/// frame a cluster (nested as the loops are).
+fn write_dot_nodes(out: &mut String, graph: &Graph, prefix: &str, quote: &dyn Fn(&str) -> String) {
+    let node_line = |out: &mut String, i: usize, indent: &str| {
+        let node = &graph.nodes()[i];
+        let _ = writeln!(
+            out,
+            "{indent}{prefix}{i} [label=\"{}\\n{}\"];",
             quote(node.name()),
             quote(node.op())
         );
+    };
+    let Some(flow) = graph.control_flow() else {
+        for i in 0..graph.nodes().len() {
+            node_line(out, i, "  ");
+        }
+        return;
+    };
+    // Frames as nested clusters, the root frame's nodes at the top level.
+    fn frame(
+        out: &mut String,
+        graph: &Graph,
+        flow: &opreg_runtime::control_flow::ControlFlow,
+        id: usize,
+        depth: usize,
+        prefix: &str,
+        quote: &dyn Fn(&str) -> String,
+        node_line: &dyn Fn(&mut String, usize, &str),
+    ) {
+        let indent = "  ".repeat(depth + 1);
+        if id != 0 {
+            let _ = writeln!(
+                out,
+                "{indent}subgraph cluster_{prefix}loop_{id} {{\n{indent}  label=\"loop {}\"; style=dashed;",
+                quote(&flow.frames()[id].name)
+            );
+        }
+        let inner = if id == 0 {
+            indent.clone()
+        } else {
+            format!("{indent}  ")
+        };
+        for i in (0..graph.nodes().len()).filter(|&i| flow.frame_of(i) == id) {
+            node_line(out, i, &inner);
+        }
+        for child in (0..flow.frames().len()).filter(|&c| flow.frames()[c].parent == Some(id)) {
+            frame(
+                out,
+                graph,
+                flow,
+                child,
+                depth + usize::from(id != 0),
+                prefix,
+                quote,
+                node_line,
+            );
+        }
+        if id != 0 {
+            let _ = writeln!(out, "{indent}}}");
+        }
     }
+    frame(out, graph, flow, 0, 0, prefix, quote, &node_line);
+}
+
+/// The data edges (labelled with dtype and, when known, shape), back edges
+/// of loops in bold, and control edges dashed.
+fn write_dot_edges(out: &mut String, graph: &Graph, prefix: &str, shapes: Option<&GraphShapes>) {
     for (i, node) in graph.nodes().iter().enumerate() {
-        for e in &node.inputs {
+        for (k, e) in node.inputs.iter().enumerate() {
             let source = &graph.nodes()[e.node];
             let dtype = source.output_types[e.port].type_name();
-            let shape = &shapes[e.node][e.port];
+            let shape = shapes.map_or_else(String::new, |s| s[e.node][e.port].to_string());
             let port = if e.port == 0 {
                 String::new()
             } else {
                 format!(":{}", e.port)
             };
+            let style = if graph.is_back_edge(i, k) {
+                ", style=bold, constraint=false"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 out,
-                "  n{} -> n{i} [label=\"{port} {dtype}{shape}\"];",
+                "  {prefix}{} -> {prefix}{i} [label=\"{port} {dtype}{shape}\"{style}];",
                 e.node
             );
         }
         for &c in &node.control_inputs {
-            let _ = writeln!(out, "  n{c} -> n{i} [style=dashed];");
+            let _ = writeln!(out, "  {prefix}{c} -> {prefix}{i} [style=dashed];");
         }
     }
-    out.push_str("}\n");
-    Ok(out)
 }
 
 /// The device preference list for `--device`.

@@ -523,3 +523,35 @@ fn run_stops_a_loop_that_never_ends() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `opreg check` and `opreg graph --dot` show loops (a frame per loop,
+/// nested) and function bodies (a cluster per function).
+#[test]
+fn check_and_dot_show_loops_and_functions() {
+    let nested = opreg_tests::workspace_root()
+        .join("tests/data/tf-control-flow/nested_loops_v1/graph.pbtxt")
+        .to_string_lossy()
+        .into_owned();
+    let text = stdout_of(&["check", &nested]);
+    assert!(text.contains("loop 'while': "), "{text}");
+    assert!(text.contains("inside 'while'"), "{text}");
+    assert!(text.contains("[loop 'while']"), "{text}");
+    let dot = stdout_of(&["graph", "--dot", &nested]);
+    assert!(dot.contains("subgraph cluster_nloop_1"), "{dot}");
+    assert!(dot.contains("style=bold"), "the back edges: {dot}");
+    let model = opreg_tests::shared_dir()
+        .join("models/control_flow_mix_fn/graph.pb")
+        .to_string_lossy()
+        .into_owned();
+    let text = stdout_of(&["check", &model]);
+    assert!(
+        text.contains("function 'control_flow_1_while_body_frozen_49094': 29 nodes, valid"),
+        "{text}"
+    );
+    let dot = stdout_of(&["graph", "--dot", &model]);
+    assert_eq!(
+        dot.matches("subgraph cluster_function_").count(),
+        4,
+        "{dot}"
+    );
+}

@@ -8,7 +8,7 @@ use crate::{Graph, GraphError};
 use registry_core::attr::NodeAttrs;
 
 /// The ops that make TF 1 control flow.
-pub(crate) const CONTROL_FLOW_OPS: &[&str] = &[
+pub const CONTROL_FLOW_OPS: &[&str] = &[
     "Enter",
     "Exit",
     "Switch",

@@ -339,6 +339,17 @@ impl Graph {
         self.control_flow.as_ref()
     }
 
+    /// True when the runtime runs node `node` itself rather than through a
+    /// registered kernel: TF 1 control flow (`Enter`, `Switch`, `Merge`...),
+    /// the functional ops (`While`, `If`, `PartitionedCall`...) and calls of
+    /// the library's functions.
+    pub fn is_run_by_runtime(&self, node: usize) -> bool {
+        let op = self.nodes[node].def.op.as_str();
+        crate::control_flow::CONTROL_FLOW_OPS.contains(&op)
+            || crate::functions::ops::FUNCTIONAL_OPS.contains(&op)
+            || self.library.signature(op).is_some()
+    }
+
     /// True when input `input` of node `node` is a loop's back edge (a
     /// `NextIteration` into a `Merge`): the one kind of edge that may close
     /// a cycle, and that topological order ignores.

@@ -6,7 +6,7 @@
 //! stateful forms; see [`ops`]).
 
 mod library;
-pub(crate) mod ops;
+pub mod ops;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -22,6 +22,49 @@ use crate::{Graph, GraphError, RunError, Session, SessionOptions};
 use registry_core::kernel::KernelRegistry;
 use registry_core::registry::OpRegistry;
 use registry_core::tensor::Tensor;
+
+impl FunctionLibrary {
+    /// The body of function `name` instantiated with `attrs`, checked as a
+    /// graph (ops, NodeDefs, edges, shapes) with a `Placeholder` per
+    /// argument element; what a call runs.
+    ///
+    /// ```
+    /// use opreg_runtime::Graph;
+    /// use registry_core::proto::{GraphDef, TextFormat};
+    /// # use opreg_standard_ops as _;
+    ///
+    /// let graph = Graph::new(GraphDef::from_pbtxt(r#"
+    ///   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    ///   library { function {
+    ///     signature { name: "Neg2" input_arg { name: "a" type: DT_FLOAT }
+    ///                 output_arg { name: "b" type: DT_FLOAT } }
+    ///     node_def { name: "n" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    ///     ret { key: "b" value: "n:y:0" } } }
+    /// "#).unwrap()).unwrap();
+    /// let body = graph.library().body("Neg2", &Default::default()).unwrap();
+    /// assert_eq!(body.nodes().len(), 2); // the argument and the Neg
+    /// ```
+    pub fn body(
+        &self,
+        name: &str,
+        attrs: &BTreeMap<String, AttrValue>,
+    ) -> Result<Graph, GraphError> {
+        let ops = OpRegistry::global();
+        let instantiation = self.instantiate(ops, name, attrs)?;
+        Graph::checked_with_library(
+            ops,
+            GraphDef {
+                node: instantiation.nodes,
+                ..Default::default()
+            },
+            self.clone(),
+        )
+        .map_err(|source| GraphError::InFunction {
+            function: name.to_owned(),
+            source: Box::new(source),
+        })
+    }
+}
 
 /// Instantiates and caches the functions of one graph's library: each
 /// (function, attrs) pair once, as a [`Session`] of its own whose kernels

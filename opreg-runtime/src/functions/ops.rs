@@ -19,7 +19,7 @@ use registry_core::op::SourceLocation;
 use registry_core::tensor::Tensor;
 
 /// The functional ops the runtime runs itself.
-pub(crate) const FUNCTIONAL_OPS: &[&str] = &[
+pub const FUNCTIONAL_OPS: &[&str] = &[
     "While",
     "StatelessWhile",
     "If",
