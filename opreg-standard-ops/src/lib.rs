@@ -2,7 +2,8 @@
 //! ops every opreg backend defines and runs: the list in `graphs/README.md`
 //! and the array ops added to it since (identities, shapes, fills, ranges,
 //! splits, reversals, gathers, band parts, top-k, paddings, space/batch/depth
-//! rearrangements; see [`NAMES`]).
+//! rearrangements) and the TensorList ops (lists of tensors in `DT_VARIANT`
+//! handles); see [`NAMES`].
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -32,6 +33,7 @@ pub mod shape;
 
 pub use ops::array::*;
 pub use ops::control::*;
+pub use ops::lists::*;
 pub use ops::logic::*;
 pub use ops::math::*;
 pub use ops::nn::*;
@@ -48,16 +50,16 @@ pub fn link() -> usize {
     NAMES.iter().filter(|name| registry.contains(name)).count()
 }
 
-/// The names of the standard ops, sorted: the list of `graphs/README.md`
-/// and the array ops added since.
+/// The names of the standard ops, sorted: the list of `graphs/README.md`,
+/// the array ops added since and the TensorList ops.
 ///
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 121);
+/// assert_eq!(NAMES.len(), 136);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 121] = [
+pub const NAMES: [&str; 136] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -86,6 +88,7 @@ pub const NAMES: [&str; 121] = [
     "DepthwiseConv2dNative",
     "Einsum",
     "Elu",
+    "EmptyTensorList",
     "Equal",
     "Erf",
     "Erfc",
@@ -174,6 +177,20 @@ pub const NAMES: [&str; 121] = [
     "Sub",
     "Sum",
     "Tanh",
+    "TensorListConcatV2",
+    "TensorListElementShape",
+    "TensorListFromTensor",
+    "TensorListGather",
+    "TensorListGetItem",
+    "TensorListLength",
+    "TensorListPopBack",
+    "TensorListPushBack",
+    "TensorListReserve",
+    "TensorListResize",
+    "TensorListScatterIntoExistingList",
+    "TensorListSetItem",
+    "TensorListSplit",
+    "TensorListStack",
     "Tile",
     "TopKV2",
     "Transpose",

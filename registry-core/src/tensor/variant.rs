@@ -30,11 +30,12 @@
 
 use std::any::Any;
 use std::fmt;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::Arc;
 
 /// A type that can be held in a [`Variant`] (an element of a `DT_VARIANT`
 /// tensor): a host value with a type name, cloning (for copy-on-write),
-/// `Debug`, and value equality (for comparing tensors; a type without a
+/// `Debug`, unwind safety (tensors cross `catch_unwind`), and value equality (for comparing tensors; a type without a
 /// meaningful one may compare by identity or return `false`).
 ///
 /// ```
@@ -50,7 +51,9 @@ use std::sync::Arc;
 /// }
 /// assert_eq!(Token("ab".into()).allocated_bytes(), 26);
 /// ```
-pub trait VariantValue: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
+pub trait VariantValue:
+    Clone + PartialEq + fmt::Debug + Send + Sync + RefUnwindSafe + UnwindSafe + 'static
+{
     /// The type's name (TF's `TypeName()`, e.g. `tensorflow::TensorList`),
     /// shown in errors and `Debug` output.
     const TYPE_NAME: &'static str;
@@ -64,7 +67,7 @@ pub trait VariantValue: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
 }
 
 /// The object-safe face of a [`VariantValue`].
-trait DynValue: Send + Sync {
+trait DynValue: Send + Sync + RefUnwindSafe + UnwindSafe {
     fn type_name(&self) -> &'static str;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
