@@ -3,7 +3,7 @@
 //! kernels support.
 //!
 //! Cargo features select kernel groups (all on by default): `math`, `linalg`,
-//! `nn`, `array`, `reduce`. A binary built with one group contains only those
+//! `nn`, `array`, `reduce`, `lists`. A binary built with one group contains only those
 //! kernels.
 //!
 //! Kernels are found through the global
@@ -18,6 +18,8 @@ pub mod numeric;
 pub mod array;
 #[cfg(feature = "linalg")]
 pub mod linalg;
+#[cfg(feature = "lists")]
+pub mod list;
 // The unary table's kernels are in `math`, each in its own group (`Relu`
 // is in `nn`).
 #[cfg(any(feature = "math", feature = "nn"))]

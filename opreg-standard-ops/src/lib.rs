@@ -2,9 +2,10 @@
 //! ops every opreg backend defines and runs: the list in `graphs/README.md`
 //! and the array ops added to it since (identities, shapes, fills, ranges,
 //! splits, reversals, gathers, band parts, top-k, paddings, space/batch/depth
-//! rearrangements), and the control flow and functional ops the runtime runs
-//! itself (`Enter`, `Switch`, `Merge`, `While`, `If`, `PartitionedCall`...;
-//! see [`NAMES`]).
+//! rearrangements), the TensorList ops (lists of tensors in `DT_VARIANT`
+//! handles), and the control flow and functional ops the runtime runs itself
+//! (`Enter`, `Switch`, `Merge`, `While`, `If`, `PartitionedCall`...; see
+//! [`NAMES`]).
 //!
 //! Each op is declared with [`op`](macro@registry_core::op) from the same spec strings as
 //! TensorFlow's `REGISTER_OP` (TF's source strings where they give TF 2.21's
@@ -34,6 +35,7 @@ pub mod shape;
 
 pub use ops::array::*;
 pub use ops::control::*;
+pub use ops::lists::*;
 pub use ops::logic::*;
 pub use ops::math::*;
 pub use ops::nn::*;
@@ -50,16 +52,16 @@ pub fn link() -> usize {
     NAMES.iter().filter(|name| registry.contains(name)).count()
 }
 
-/// The names of the standard ops, sorted: the list of `graphs/README.md`
-/// and the array ops added since.
+/// The names of the standard ops, sorted: the list of `graphs/README.md`,
+/// the array ops added since and the TensorList ops.
 ///
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 136);
+/// assert_eq!(NAMES.len(), 151);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 136] = [
+pub const NAMES: [&str; 151] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -89,6 +91,7 @@ pub const NAMES: [&str; 136] = [
     "DepthwiseConv2dNative",
     "Einsum",
     "Elu",
+    "EmptyTensorList",
     "Enter",
     "Equal",
     "Erf",
@@ -189,6 +192,20 @@ pub const NAMES: [&str; 136] = [
     "Sum",
     "Switch",
     "Tanh",
+    "TensorListConcatV2",
+    "TensorListElementShape",
+    "TensorListFromTensor",
+    "TensorListGather",
+    "TensorListGetItem",
+    "TensorListLength",
+    "TensorListPopBack",
+    "TensorListPushBack",
+    "TensorListReserve",
+    "TensorListResize",
+    "TensorListScatterIntoExistingList",
+    "TensorListSetItem",
+    "TensorListSplit",
+    "TensorListStack",
     "Tile",
     "TopKV2",
     "Transpose",

@@ -341,13 +341,16 @@ fn full_type_names() -> Vec<&'static str> {
 }
 
 /// Parses `type_ctor = unary(TFT_SHAPE_TENSOR, "out_type")` (TF's
-/// `SetTypeConstructor(full_type::Unary(TFT_SHAPE_TENSOR, "out_type"))`).
+/// `SetTypeConstructor(full_type::Unary(TFT_SHAPE_TENSOR, "out_type"))`) and
+/// `type_ctor = unary_tensor_container(TFT_ARRAY, "element_dtype")` (TF's
+/// `full_type::UnaryTensorContainer`).
 fn type_ctor_value(
     key: &Ident,
     value: TokenStream,
     errors: &mut Errors,
 ) -> Option<TypeConstructor> {
-    let usage = "`type_ctor = unary(TFT_SHAPE_TENSOR, \"out_type\")`";
+    let usage = "`type_ctor = unary(TFT_SHAPE_TENSOR, \"out_type\")` or \
+                 `type_ctor = unary_tensor_container(TFT_ARRAY, \"element_dtype\")`";
     if value.is_empty() {
         errors.spanned(
             key,
@@ -375,10 +378,10 @@ fn type_ctor_value(
             return None;
         }
     };
-    if function != "unary" {
+    if function != "unary" && function != "unary_tensor_container" {
         errors.spanned(
             &function,
-            format!("unknown type constructor `{function}`; the one supported is TF's `full_type::Unary`: {usage}"),
+            format!("unknown type constructor `{function}`; the ones supported are TF's `full_type::Unary` and `full_type::UnaryTensorContainer`: {usage}"),
         );
         return None;
     }
@@ -391,6 +394,12 @@ fn type_ctor_value(
         errors.spanned(&id, format!("unknown full type id `{name}`{hint}"));
         return None;
     };
+    if function == "unary_tensor_container" {
+        return Some(TypeConstructor::unary_tensor_container(
+            type_id,
+            var.value(),
+        ));
+    }
     Some(TypeConstructor::unary(type_id, var.value()))
 }
 

@@ -75,6 +75,10 @@ use proc_macro::TokenStream;
 ///   `SetTypeConstructor(full_type::Unary(TFT_SHAPE_TENSOR, "out_type"))`,
 ///   which gives output 0 that full type (`experimental_full_type`) of the
 ///   type attr named; the type id is a `FullTypeId` name.
+///   `type_ctor = unary_tensor_container(TFT_ARRAY, "element_dtype")` is
+///   TF's `full_type::UnaryTensorContainer` (output 0 is a container of
+///   tensors of that type: `TFT_ARRAY[TFT_TENSOR[TFT_VAR]]`, the
+///   TensorList ops' handles).
 /// - `crate = path`: where `registry_core` is, when it is not reachable as
 ///   `::registry_core` (a re-export, or `crate = crate` inside registry-core
 ///   itself). Like serde's `#[serde(crate = "...")]`.

@@ -3,6 +3,7 @@
 
 pub mod array;
 pub mod control;
+pub mod lists;
 pub mod logic;
 pub mod math;
 pub mod nn;

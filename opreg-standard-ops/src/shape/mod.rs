@@ -27,12 +27,14 @@
 //! | Pad, PadV2, MirrorPad | [`pad`] |
 //! | SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth | [`space_to_batch_nd`], [`batch_to_space_nd`], [`depth_to_space`], [`space_to_depth`] |
 //! | ArgMax, ArgMin | [`arg_max`] |
+//! | the TensorList ops | [`list_handle`], [`list_get_item`], [`list_stack`], ... |
 //! | the others | this module, one function per op |
 
 mod array;
 mod control;
 mod conv;
 mod einsum;
+mod lists;
 mod math;
 mod matmul;
 mod nn;
@@ -45,6 +47,10 @@ pub use conv::{
     avg_pool, conv2d, conv2d_backprop_input, conv3d, depthwise_conv2d_native, max_pool, pool3d,
 };
 pub use einsum::einsum;
+pub use lists::{
+    list_concat_v2, list_element_shape, list_gather, list_get_item, list_handle, list_length,
+    list_pop_back, list_resize, list_scatter_into_existing_list, list_split, list_stack,
+};
 pub use matmul::{batch_matmul_v2, bias_add, matmul};
 pub use reduce::{concat_v2, reduction};
 pub use space::{batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth};

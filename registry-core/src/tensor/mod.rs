@@ -7,6 +7,9 @@
 //! [`Tensor::from_proto`] and [`Tensor::to_proto`] convert to and from
 //! TensorFlow's `TensorProto` in all of its encodings.
 //!
+//! `DT_VARIANT` tensors hold typed host values ([`Variant`]s, such as a
+//! [`TensorList`]) instead of bytes: see [`Tensor::from_variants`].
+//!
 //! ```
 //! use registry_core::tensor::Tensor;
 //!
@@ -21,9 +24,11 @@
 mod complex_ops;
 mod dtype;
 mod f64_view;
+mod list;
 mod proto;
 mod shape;
 mod storage;
+mod variant;
 
 use std::sync::Arc;
 
@@ -32,9 +37,11 @@ use opreg_proto::{DataType, DataTypeExt};
 use crate::memory::{DEVICE_CPU, DeviceBuffer, DeviceError};
 
 pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, is_supported};
+pub use list::{TensorList, partial_shape_string};
 pub use proto::DEFAULT_MAX_PROTO_BYTES;
 pub use shape::{IntoShape, TensorShape};
 pub use storage::{HOST_ALIGNMENT, HostBuffer, INLINE_ALIGNMENT, INLINE_CAPACITY, Storage};
+pub use variant::{Variant, VariantValue};
 
 /// Errors from building, viewing or converting tensors.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -183,6 +190,27 @@ pub enum TensorError {
     /// A device failed to move or read the tensor.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// A `DT_VARIANT` tensor was to be written as a `TensorProto`: its
+    /// elements are host values without a serialized form here.
+    #[error(
+        "cannot convert a DT_VARIANT tensor of shape {shape} to a TensorProto: its elements are \
+         host values ({type_name}) that opreg does not serialize"
+    )]
+    VariantProto {
+        /// The tensor's shape.
+        shape: TensorShape,
+        /// The type name of the first non-empty element (`empty` when all are).
+        type_name: &'static str,
+    },
+    /// A TensorList handle was expected (a scalar `DT_VARIANT` tensor
+    /// holding a [`TensorList`]).
+    #[error(
+        "expected a TensorList handle (a scalar DT_VARIANT tensor holding a TensorList), got {found}"
+    )]
+    NotAList {
+        /// What was found instead.
+        found: String,
+    },
     /// Mutable access was asked for while the buffer is shared.
     #[error(
         "the tensor's buffer is shared with {refs} handles; mutable access needs a unique buffer"
@@ -201,7 +229,8 @@ fn name(dtype: DataType) -> &'static str {
 ///
 /// Cloning is cheap and shares the buffer (see [`is_unique`](Self::is_unique)
 /// and [`as_mut_slice`](Self::as_mut_slice)). Equality compares dtype, shape
-/// and element bytes (so `NaN == NaN` here when the bits match).
+/// and element bytes (so `NaN == NaN` here when the bits match); variant
+/// elements compare by value.
 ///
 /// ```
 /// use registry_core::tensor::Tensor;
@@ -261,7 +290,7 @@ impl Tensor {
     }
 
     /// A tensor of `dtype` and `shape` filled with zeros (empty strings for
-    /// `DT_STRING`).
+    /// `DT_STRING`, [empty variants](Variant::empty) for `DT_VARIANT`).
     #[inline]
     pub fn zeros(dtype: DataType, shape: impl IntoShape) -> Result<Self, TensorError> {
         let shape = shape.into_shape()?;
@@ -305,6 +334,18 @@ impl Tensor {
                 })?;
             v.resize(n, Vec::new());
             return Ok(Storage::Strings(Arc::new(v)));
+        }
+        if dtype == DataType::DtVariant {
+            let size = std::mem::size_of::<Variant>();
+            let bytes = (n as u64).saturating_mul(size as u64);
+            check_limit(dtype, shape, bytes)?;
+            let mut v = Vec::new();
+            v.try_reserve_exact(n)
+                .map_err(|_| TensorError::AllocationFailed {
+                    bytes: n.saturating_mul(size),
+                })?;
+            v.resize(n, Variant::empty());
+            return Ok(Storage::Variants(Arc::new(v)));
         }
         let size = element_size(dtype).ok_or_else(|| TensorError::UnsupportedDtype(dtype))?;
         let bytes = (n as u64).saturating_mul(size as u64);
@@ -434,6 +475,83 @@ impl Tensor {
         })
     }
 
+    /// A `DT_VARIANT` tensor of `shape` holding `data` (typed host values,
+    /// such as [`TensorList`]s).
+    ///
+    /// ```
+    /// use registry_core::tensor::{Tensor, Variant, VariantValue};
+    ///
+    /// #[derive(Debug, Clone, PartialEq)]
+    /// struct Tag(&'static str);
+    /// impl VariantValue for Tag {
+    ///     const TYPE_NAME: &'static str = "example::Tag";
+    /// }
+    ///
+    /// let t = Tensor::from_variants([2], vec![Variant::new(Tag("a")), Variant::empty()]).unwrap();
+    /// assert_eq!(t.as_variants().unwrap()[0].get::<Tag>(), Some(&Tag("a")));
+    /// assert!(t.as_slice::<f32>().is_err());
+    /// assert!(t.try_to_proto().is_err()); // host values have no TensorProto form
+    /// let same = Tensor::from_variants([2], vec![Variant::new(Tag("a")), Variant::empty()]).unwrap();
+    /// assert_eq!(t, same); // compared by value
+    /// ```
+    pub fn from_variants(shape: impl IntoShape, data: Vec<Variant>) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        check_count(&shape, data.len())?;
+        Ok(Self {
+            dtype: DataType::DtVariant,
+            shape,
+            storage: Storage::Variants(Arc::new(data)),
+        })
+    }
+
+    /// A rank-0 `DT_VARIANT` tensor holding `value`.
+    pub fn scalar_variant(value: Variant) -> Self {
+        Self {
+            dtype: DataType::DtVariant,
+            shape: TensorShape::scalar(),
+            storage: Storage::Variants(Arc::new(vec![value])),
+        }
+    }
+
+    /// The elements of a `DT_VARIANT` tensor.
+    pub fn as_variants(&self) -> Result<&[Variant], TensorError> {
+        match &self.storage {
+            Storage::Variants(v) => Ok(v),
+            _ => Err(self.mismatch(DataType::DtVariant)),
+        }
+    }
+
+    /// The elements of a `DT_VARIANT` tensor, mutably; errors when the
+    /// storage is shared with another tensor. (Each [`Variant`] may still
+    /// share its value: see [`Variant::get_mut`] and [`Variant::make_mut`].)
+    ///
+    /// ```
+    /// use registry_core::tensor::{Tensor, Variant, TensorList};
+    /// use registry_core::proto::DataType;
+    /// use registry_core::shape::Shape;
+    ///
+    /// let mut t = Tensor::zeros(DataType::DtVariant, [1]).unwrap();
+    /// t.as_mut_variants().unwrap()[0] = Variant::new(TensorList::new(DataType::DtFloat, Shape::unknown()));
+    /// let copy = t.clone();
+    /// assert!(t.as_mut_variants().is_err()); // shared storage
+    /// assert_eq!(copy.as_variants().unwrap()[0].type_name(), Some("tensorflow::TensorList"));
+    /// ```
+    pub fn as_mut_variants(&mut self) -> Result<&mut [Variant], TensorError> {
+        let dtype = self.dtype();
+        match &mut self.storage {
+            Storage::Variants(v) => {
+                let refs = Arc::strong_count(v);
+                Arc::get_mut(v)
+                    .map(|v| v.as_mut_slice())
+                    .ok_or(TensorError::SharedBuffer { refs })
+            }
+            _ => Err(TensorError::DtypeMismatch {
+                expected: DataType::DtVariant,
+                actual: dtype,
+            }),
+        }
+    }
+
     /// A rank-0 `DT_STRING` tensor.
     pub fn scalar_string(value: impl Into<Vec<u8>>) -> Self {
         Self {
@@ -464,8 +582,10 @@ impl Tensor {
         self.shape.num_elements()
     }
 
-    /// The bytes this tensor's storage holds: the buffer's length, or for
-    /// `DT_STRING` the strings' bytes plus one `Vec` header per element.
+    /// The bytes this tensor's storage holds: the buffer's length, for
+    /// `DT_STRING` the strings' bytes plus one `Vec` header per element, for
+    /// `DT_VARIANT` one [`Variant`] per element plus each value's
+    /// [`allocated_bytes`](VariantValue::allocated_bytes).
     /// Tensors sharing storage each report the whole of it.
     ///
     /// ```
@@ -480,10 +600,14 @@ impl Tensor {
                 |sum, s| sum.saturating_add(s.len() as u64),
             ),
             Storage::Device(buffer) => buffer.len() as u64,
+            Storage::Variants(variants) => variants.iter().fold(
+                (variants.len() * std::mem::size_of::<Variant>()) as u64,
+                |sum, v| sum.saturating_add(v.allocated_bytes()),
+            ),
         }
     }
 
-    /// The storage (host buffer, strings or device memory).
+    /// The storage (host buffer, strings, variants or device memory).
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
@@ -517,7 +641,7 @@ impl Tensor {
         self.check_dtype(T::DTYPE)?;
         match &self.storage {
             Storage::Host(b) => Ok(cast_slice(b.as_bytes())),
-            Storage::Strings(_) => Err(self.mismatch(T::DTYPE)),
+            Storage::Strings(_) | Storage::Variants(_) => Err(self.mismatch(T::DTYPE)),
             Storage::Device(d) => Err(not_on_host(d)),
         }
     }
@@ -534,9 +658,9 @@ impl Tensor {
                     .ok_or_else(|| TensorError::SharedBuffer { refs })?;
                 Ok(cast_slice_mut(bytes))
             }
-            Storage::Strings(_) => Err(TensorError::DtypeMismatch {
+            Storage::Strings(_) | Storage::Variants(_) => Err(TensorError::DtypeMismatch {
                 expected: T::DTYPE,
-                actual: DataType::DtString,
+                actual: self.dtype,
             }),
             Storage::Device(d) => Err(not_on_host(d)),
         }
@@ -548,6 +672,7 @@ impl Tensor {
         match &self.storage {
             Storage::Host(b) => Ok(b.as_bytes()),
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+            Storage::Variants(_) => Err(TensorError::UnsupportedDtype(DataType::DtVariant)),
             Storage::Device(d) => Err(not_on_host(d)),
         }
     }
@@ -567,13 +692,15 @@ impl Tensor {
                     .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
             Storage::Strings(_) => Err(TensorError::UnsupportedDtype(DataType::DtString)),
+            Storage::Variants(_) => Err(TensorError::UnsupportedDtype(DataType::DtVariant)),
             Storage::Device(d) => Err(not_on_host(d)),
         }
     }
 
     /// Copies `count` elements of `src` starting at element `src_start` to
     /// this tensor starting at element `dst_start` (same dtype, any
-    /// fixed-size dtype or string; bounds-checked).
+    /// fixed-size dtype, string or variant; bounds-checked; variants are
+    /// copied shallowly, sharing their values).
     ///
     /// ```
     /// use registry_core::tensor::Tensor;
@@ -622,6 +749,13 @@ impl Tensor {
                     .clone_from_slice(&s[src_start..src_start + count]);
                 Ok(())
             }
+            (Storage::Variants(dst), Storage::Variants(s)) => {
+                let refs = Arc::strong_count(dst);
+                let dst = Arc::get_mut(dst).ok_or_else(|| TensorError::SharedBuffer { refs })?;
+                dst[dst_start..dst_start + count]
+                    .clone_from_slice(&s[src_start..src_start + count]);
+                Ok(())
+            }
             (Storage::Device(d), _) => Err(not_on_host(d)),
             (_, Storage::Device(d)) => Err(not_on_host(d)),
             _ => Err(self.mismatch(src.dtype())),
@@ -632,7 +766,9 @@ impl Tensor {
     pub fn as_strings(&self) -> Result<&[Vec<u8>], TensorError> {
         match &self.storage {
             Storage::Strings(s) => Ok(s),
-            Storage::Host(_) | Storage::Device(_) => Err(self.mismatch(DataType::DtString)),
+            Storage::Host(_) | Storage::Device(_) | Storage::Variants(_) => {
+                Err(self.mismatch(DataType::DtString))
+            }
         }
     }
 
@@ -646,10 +782,12 @@ impl Tensor {
                     .map(|v| v.as_mut_slice())
                     .ok_or_else(|| TensorError::SharedBuffer { refs })
             }
-            Storage::Host(_) | Storage::Device(_) => Err(TensorError::DtypeMismatch {
-                expected: DataType::DtString,
-                actual: dtype,
-            }),
+            Storage::Host(_) | Storage::Device(_) | Storage::Variants(_) => {
+                Err(TensorError::DtypeMismatch {
+                    expected: DataType::DtString,
+                    actual: dtype,
+                })
+            }
         }
     }
 
@@ -677,8 +815,8 @@ impl Tensor {
                 b.bytes_mut()
                     .expect("internal: freshly made tensor buffer is unique"),
             ),
-            Storage::Strings(_) | Storage::Device(_) => {
-                unreachable!("internal: typed access to a string or device tensor")
+            Storage::Strings(_) | Storage::Device(_) | Storage::Variants(_) => {
+                unreachable!("internal: typed access to a string, device or variant tensor")
             }
         }
     }
@@ -689,7 +827,7 @@ impl Tensor {
     pub(crate) fn storage_slice<T: TensorElement>(&self) -> &[T] {
         match &self.storage {
             Storage::Host(b) => cast_slice(b.as_bytes()),
-            Storage::Strings(_) | Storage::Device(_) => &[],
+            Storage::Strings(_) | Storage::Device(_) | Storage::Variants(_) => &[],
         }
     }
 
@@ -710,6 +848,8 @@ impl PartialEq for Tensor {
         match (&self.storage, &other.storage) {
             (Storage::Host(a), Storage::Host(b)) => a.as_bytes() == b.as_bytes(),
             (Storage::Strings(a), Storage::Strings(b)) => a == b,
+            // Variants compare by value (their `PartialEq`).
+            (Storage::Variants(a), Storage::Variants(b)) => a == b,
             // Device memory is compared only by identity (reading it could
             // fail); compare `to_host()` copies for values.
             (Storage::Device(a), Storage::Device(b)) => a.ptr_eq(b),

@@ -230,7 +230,9 @@ impl Tensor {
     ///
     /// A tensor on a device is read back first; if that fails the proto
     /// holds no values (call [`to_host`](Self::to_host) first to see the
-    /// error).
+    /// error). A `DT_VARIANT` tensor's host values have no proto form here:
+    /// its proto holds only the dtype and shape
+    /// ([`try_to_proto`](Self::try_to_proto) says so with an error).
     pub fn to_proto(&self) -> TensorProto {
         if !self.is_on_host() {
             return match self.to_host() {
@@ -241,7 +243,7 @@ impl Tensor {
         let mut p = self.proto_header();
         match self.storage() {
             Storage::Strings(s) => p.string_val = s.to_vec(),
-            Storage::Device(_) => {}
+            Storage::Device(_) | Storage::Variants(_) => {}
             Storage::Host(b) => {
                 let mut out = Vec::with_capacity(b.len());
                 with_storage_type!(self.dtype(), S => {
@@ -253,6 +255,38 @@ impl Tensor {
             }
         }
         p
+    }
+
+    /// [`to_proto`](Self::to_proto), but an error instead of a proto
+    /// without values where the values cannot be written: a `DT_VARIANT`
+    /// tensor ([`TensorError::VariantProto`]), or a device tensor that could
+    /// not be read back.
+    ///
+    /// ```
+    /// use registry_core::tensor::{Tensor, TensorError, TensorList};
+    /// use registry_core::proto::DataType;
+    /// use registry_core::shape::Shape;
+    ///
+    /// let t = Tensor::from_vec([2], vec![1i32, 2]).unwrap();
+    /// assert_eq!(t.try_to_proto().unwrap(), t.to_proto());
+    /// let list = TensorList::new(DataType::DtFloat, Shape::unknown()).into_tensor();
+    /// let err = list.try_to_proto().unwrap_err();
+    /// assert!(matches!(err, TensorError::VariantProto { type_name: "tensorflow::TensorList", .. }));
+    /// ```
+    pub fn try_to_proto(&self) -> Result<TensorProto, TensorError> {
+        if let Storage::Variants(variants) = self.storage() {
+            return Err(TensorError::VariantProto {
+                shape: self.shape().clone(),
+                type_name: variants
+                    .iter()
+                    .find_map(|v| v.type_name())
+                    .unwrap_or("empty"),
+            });
+        }
+        if !self.is_on_host() {
+            return Ok(self.to_host()?.to_proto());
+        }
+        Ok(self.to_proto())
     }
 
     /// Writes a [`TensorProto`] with the elements in the dtype's typed field

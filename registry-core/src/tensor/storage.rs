@@ -1,11 +1,11 @@
 //! Tensor storage: an aligned, reference-counted host buffer, string
-//! storage, and the [`Storage`] enum that leaves room for device memory.
+//! storage, variant storage, and the [`Storage`] enum that leaves room for device memory.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::TensorError;
+use super::{TensorError, Variant};
 use crate::memory::DeviceBuffer;
 
 /// The alignment of every [`HostBuffer`] of more than [`INLINE_CAPACITY`]
@@ -297,8 +297,8 @@ fn map_zeroed(len: usize) -> Option<memmap2::MmapMut> {
     Some(mapping)
 }
 
-/// Where a tensor's elements live: host memory, host strings, or a
-/// device's memory ([`DeviceBuffer`], from a backend such as `kernels-cuda`).
+/// Where a tensor's elements live: host memory, host strings, host
+/// variants, or a device's memory ([`DeviceBuffer`], from a backend such as `kernels-cuda`).
 ///
 /// `#[non_exhaustive]`: more kinds of memory may come.
 #[derive(Debug, Clone)]
@@ -310,6 +310,9 @@ pub enum Storage {
     Strings(Arc<Vec<Vec<u8>>>),
     /// Fixed-size elements in a device's memory.
     Device(DeviceBuffer),
+    /// `DT_VARIANT` elements: typed host values ([`Variant`]), shared by
+    /// reference count (copies are shallow).
+    Variants(Arc<Vec<Variant>>),
 }
 
 impl Storage {
@@ -319,6 +322,7 @@ impl Storage {
             Storage::Host(b) => b.is_unique(),
             Storage::Strings(s) => Arc::strong_count(s) == 1,
             Storage::Device(d) => d.is_unique(),
+            Storage::Variants(v) => Arc::strong_count(v) == 1,
         }
     }
 
@@ -328,6 +332,7 @@ impl Storage {
             (Storage::Host(a), Storage::Host(b)) => a.ptr_eq(b),
             (Storage::Strings(a), Storage::Strings(b)) => Arc::ptr_eq(a, b),
             (Storage::Device(a), Storage::Device(b)) => a.ptr_eq(b),
+            (Storage::Variants(a), Storage::Variants(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
