@@ -44,7 +44,7 @@ pub struct Frame {
 /// ```
 /// use opreg_runtime::Graph;
 /// use registry_core::proto::{GraphDef, TextFormat};
-/// # use tf_registry_ops as _; // Enter, Exit, ... are TF ops beyond the standard set
+/// # use opreg_standard_ops as _; // the ops used below
 ///
 /// // i = 0; while i < 3: i += 1  (TF 1 style)
 /// let graph = Graph::new(GraphDef::from_pbtxt(r#"

@@ -89,6 +89,9 @@ pub struct SwitchN;
 pub struct Merge;
 
 /// Makes its input available to the next iteration.
+///
+/// Its output goes to the loop's `Merge` in the next iteration (the loop's
+/// back edge).
 #[op(
     input = "data: T",
     output = "output: T",
@@ -108,9 +111,9 @@ pub struct NextIteration;
 )]
 pub struct LoopCond;
 
-/// output = input; While (Cond(output)) { output = Body(output) }
+/// Runs `body` on the loop variables while `cond` holds.
 ///
-/// `cond` is a function of the loop variables returning a scalar (true
+/// output = input; While (Cond(output)) { output = Body(output) }. `cond` is a function of the loop variables returning a scalar (true
 /// while the loop runs on; a non-scalar is true when not empty); `body`
 /// maps the loop variables to their next values.
 #[op(
@@ -126,9 +129,9 @@ pub struct LoopCond;
 )]
 pub struct While;
 
-/// output = input; While (Cond(output)) { output = Body(output) }
+/// Runs `body` on the loop variables while `cond` holds, without side effects.
 ///
-/// `While` for a `cond` and a `body` without side effects.
+/// output = input; While (Cond(output)) { output = Body(output) }. `While` for a `cond` and a `body` without side effects.
 #[op(
     input = "input: T",
     output = "output: T",
@@ -141,9 +144,9 @@ pub struct While;
 )]
 pub struct StatelessWhile;
 
-/// output = cond ? then_branch(input) : else_branch(input)
+/// Runs `then_branch` or `else_branch` on the inputs.
 ///
-/// `cond` is true when it is a non-zero scalar (a non-empty string), or a
+/// output = cond ? then_branch(input) : else_branch(input). `cond` is true when it is a non-zero scalar (a non-empty string), or a
 /// non-scalar tensor with elements.
 #[op(
     input = "cond: Tcond",
@@ -160,9 +163,9 @@ pub struct StatelessWhile;
 )]
 pub struct If;
 
-/// output = cond ? then_branch(input) : else_branch(input)
+/// Runs `then_branch` or `else_branch` on the inputs, without side effects.
 ///
-/// `If` for branches without side effects.
+/// output = cond ? then_branch(input) : else_branch(input). `If` for branches without side effects.
 #[op(
     input = "cond: Tcond",
     input = "input: Tin",
@@ -209,7 +212,7 @@ pub struct Case;
 )]
 pub struct StatelessCase;
 
-/// returns `f(inputs)`, where `f`'s body is placed and partitioned.
+/// Returns `f(inputs)`, where `f`'s body is placed and partitioned.
 ///
 /// Asynchronously executes a function, potentially across multiple devices but
 /// within a single process.
@@ -226,7 +229,7 @@ pub struct StatelessCase;
 )]
 pub struct PartitionedCall;
 
-/// returns `f(inputs)`, where `f`'s body is placed and partitioned.
+/// Returns `f(inputs)`, where `f`'s body is placed and partitioned.
 ///
 /// `PartitionedCall` for a function with side effects.
 #[op(
