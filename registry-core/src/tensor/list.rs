@@ -78,7 +78,7 @@ impl TensorList {
     /// ```
     /// use registry_core::tensor::{Tensor, TensorList};
     /// let err = TensorList::from_tensor(&Tensor::scalar(1.0f32)).unwrap_err();
-    /// assert!(err.to_string().contains("DT_VARIANT"), "{err}");
+    /// assert!(err.to_string().contains("variant"), "{err}");
     /// ```
     pub fn from_tensor(tensor: &Tensor) -> Result<&TensorList, TensorError> {
         let variant = single_variant(tensor)?;
