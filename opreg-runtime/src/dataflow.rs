@@ -166,7 +166,7 @@ impl FlowPlan {
             .collect();
         let mut step_of = vec![u32::MAX; nodes.len()];
         let mut steps: Vec<FlowStep> = Vec::with_capacity(order.len());
-        let uses_devices = std::cell::Cell::new(false);
+        let mut uses_devices = false;
         for &i in order {
             let node = &nodes[i];
             // An Enter runs in the frame of its input and sends into its
@@ -205,7 +205,7 @@ impl FlowPlan {
                         Kind::Forward
                     } else {
                         if !k.info().on_cpu() {
-                            uses_devices.set(true);
+                            uses_devices = true;
                         }
                         input_devices = devices(&k)?;
                         Kind::Kernel(k)
@@ -236,7 +236,7 @@ impl FlowPlan {
                 input_devices,
             });
         }
-        if !uses_devices.get() {
+        if !uses_devices {
             for step in &mut steps {
                 step.input_devices.clear();
             }

@@ -49,16 +49,31 @@ impl FunctionLibrary {
         name: &str,
         attrs: &BTreeMap<String, AttrValue>,
     ) -> Result<Graph, GraphError> {
-        let ops = OpRegistry::global();
-        let instantiation = self.instantiate(ops, name, attrs)?;
+        self.body_graph(OpRegistry::global(), name, attrs, None)
+            .map(|(graph, _)| graph)
+    }
+
+    /// [`body`](Self::body) checked against `ops`, with the calling graph's
+    /// `versions`; also the instantiation's arguments and results (its
+    /// nodes are in the graph).
+    pub(crate) fn body_graph(
+        &self,
+        ops: &OpRegistry,
+        name: &str,
+        attrs: &BTreeMap<String, AttrValue>,
+        versions: Option<opreg_proto::VersionDef>,
+    ) -> Result<(Graph, library::Instantiation), GraphError> {
+        let mut instantiation = self.instantiate(ops, name, attrs)?;
         Graph::checked_with_library(
             ops,
             GraphDef {
-                node: instantiation.nodes,
+                node: std::mem::take(&mut instantiation.nodes),
+                versions,
                 ..Default::default()
             },
             self.clone(),
         )
+        .map(|graph| (graph, instantiation))
         .map_err(|source| GraphError::InFunction {
             function: name.to_owned(),
             source: Box::new(source),
@@ -136,20 +151,9 @@ impl FunctionRuntime {
         {
             return Ok(Arc::clone(found));
         }
-        let instantiation = self
-            .library
-            .instantiate(self.ops, name, attrs)
-            .map_err(GraphError::Function)?;
-        let graph_def = GraphDef {
-            node: instantiation.nodes,
-            versions: self.versions.clone(),
-            ..Default::default()
-        };
-        let graph = Graph::checked_with_library(self.ops, graph_def, self.library.clone())
-            .map_err(|source| GraphError::InFunction {
-                function: name.to_owned(),
-                source: Box::new(source),
-            })?;
+        let (graph, instantiation) =
+            self.library
+                .body_graph(self.ops, name, attrs, self.versions.clone())?;
         let session = Session::for_function(graph, self.this.clone());
         let instance = Arc::new(FunctionInstance {
             name: name.to_owned(),
