@@ -324,22 +324,36 @@ fn write_dot_nodes(out: &mut String, graph: &Graph, prefix: &str, quote: &dyn Fn
         return;
     };
     // Frames as nested clusters, the root frame's nodes at the top level.
-    fn frame(
-        out: &mut String,
-        graph: &Graph,
-        flow: &opreg_runtime::control_flow::ControlFlow,
-        id: usize,
-        depth: usize,
-        prefix: &str,
-        quote: &dyn Fn(&str) -> String,
-        node_line: &dyn Fn(&mut String, usize, &str),
-    ) {
+    let clusters = FrameClusters {
+        graph,
+        flow,
+        prefix,
+        quote,
+        node_line: &node_line,
+    };
+    clusters.write(out, 0, 0);
+}
+
+/// What writing the loop frames of a graph as nested DOT clusters needs.
+struct FrameClusters<'a> {
+    graph: &'a Graph,
+    flow: &'a opreg_runtime::control_flow::ControlFlow,
+    prefix: &'a str,
+    quote: &'a dyn Fn(&str) -> String,
+    node_line: &'a dyn Fn(&mut String, usize, &str),
+}
+
+impl FrameClusters<'_> {
+    /// Writes frame `id` (a cluster unless it is the root) at `depth`,
+    /// then its child frames inside it.
+    fn write(&self, out: &mut String, id: usize, depth: usize) {
         let indent = "  ".repeat(depth + 1);
         if id != 0 {
             let _ = writeln!(
                 out,
-                "{indent}subgraph cluster_{prefix}loop_{id} {{\n{indent}  label=\"loop {}\"; style=dashed;",
-                quote(&flow.frames()[id].name)
+                "{indent}subgraph cluster_{}loop_{id} {{\n{indent}  label=\"loop {}\"; style=dashed;",
+                self.prefix,
+                (self.quote)(&self.flow.frames()[id].name)
             );
         }
         let inner = if id == 0 {
@@ -347,26 +361,17 @@ fn write_dot_nodes(out: &mut String, graph: &Graph, prefix: &str, quote: &dyn Fn
         } else {
             format!("{indent}  ")
         };
-        for i in (0..graph.nodes().len()).filter(|&i| flow.frame_of(i) == id) {
-            node_line(out, i, &inner);
+        for i in (0..self.graph.nodes().len()).filter(|&i| self.flow.frame_of(i) == id) {
+            (self.node_line)(out, i, &inner);
         }
-        for child in (0..flow.frames().len()).filter(|&c| flow.frames()[c].parent == Some(id)) {
-            frame(
-                out,
-                graph,
-                flow,
-                child,
-                depth + usize::from(id != 0),
-                prefix,
-                quote,
-                node_line,
-            );
+        let frames = self.flow.frames();
+        for child in (0..frames.len()).filter(|&c| frames[c].parent == Some(id)) {
+            self.write(out, child, depth + usize::from(id != 0));
         }
         if id != 0 {
             let _ = writeln!(out, "{indent}}}");
         }
     }
-    frame(out, graph, flow, 0, 0, prefix, quote, &node_line);
 }
 
 /// The data edges (labelled with dtype and, when known, shape), back edges

@@ -9,7 +9,7 @@ use common::{invalid, run, run_all, s, t, try_run, vals};
 use registry_core::kernel::KernelError;
 use registry_core::proto::{AttrValue, DataType};
 use registry_core::shape::Shape;
-use registry_core::tensor::{Tensor, TensorList, Variant};
+use registry_core::tensor::{Tensor, TensorList, TensorShape, Variant};
 
 const F: DataType = DataType::DtFloat;
 
@@ -164,6 +164,13 @@ fn from_tensor_and_items() {
             &[]
         ),
         "Specified a list with shape [3] from a tensor with shape [2]"
+    );
+    // An empty tensor with more rows than an int32 index reaches: an error,
+    // not a 2^40-item allocation.
+    let huge = Tensor::zeros(F, TensorShape::new(vec![1usize << 40, 0]).unwrap()).unwrap();
+    assert!(
+        invalid("TensorListFromTensor", vec![huge, s(-1)], &[])
+            .starts_with("TensorListFromTensor: a list holds at most 2147483647 items"),
     );
 }
 

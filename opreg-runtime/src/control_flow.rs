@@ -59,9 +59,10 @@ pub struct Frame {
 ///   node { name: "less" op: "Less" input: "merge" input: "three" attr { key: "T" value { type: DT_INT32 } } }
 ///   node { name: "cond" op: "LoopCond" input: "less" }
 ///   node { name: "switch" op: "Switch" input: "merge" input: "cond" attr { key: "T" value { type: DT_INT32 } } }
-///   node { name: "one" op: "Const" input: "^switch:1" attr { key: "dtype" value { type: DT_INT32 } }
+///   node { name: "body" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_INT32 } } }
+///   node { name: "one" op: "Const" input: "^body" attr { key: "dtype" value { type: DT_INT32 } }
 ///          attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
-///   node { name: "add" op: "AddV2" input: "switch:1" input: "one" attr { key: "T" value { type: DT_INT32 } } }
+///   node { name: "add" op: "AddV2" input: "body" input: "one" attr { key: "T" value { type: DT_INT32 } } }
 ///   node { name: "next" op: "NextIteration" input: "add" attr { key: "T" value { type: DT_INT32 } } }
 ///   node { name: "exit" op: "Exit" input: "switch" attr { key: "T" value { type: DT_INT32 } } }
 /// "#).unwrap()).unwrap();

@@ -345,9 +345,7 @@ impl Graph {
     /// the library's functions.
     pub fn is_run_by_runtime(&self, node: usize) -> bool {
         let op = self.nodes[node].def.op.as_str();
-        crate::control_flow::CONTROL_FLOW_OPS.contains(&op)
-            || crate::functions::ops::FUNCTIONAL_OPS.contains(&op)
-            || self.library.signature(op).is_some()
+        crate::is_runtime_op(op) || self.library.signature(op).is_some()
     }
 
     /// True when input `input` of node `node` is a loop's back edge (a

@@ -30,3 +30,17 @@ pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use placement::requested_device_type;
 pub use session::{DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, Session, SessionOptions};
 pub use shapes::GraphShapes;
+
+/// True for the ops the runtime runs itself rather than through a kernel:
+/// control flow (`Enter`, `Switch`, `Merge`...) and the functional ops
+/// (`While`, `If`, `Case`, `PartitionedCall`...). They have no kernels, so
+/// kernel coverage and "every op has a kernel" checks leave them out.
+///
+/// ```
+/// assert!(opreg_runtime::is_runtime_op("Merge"));
+/// assert!(opreg_runtime::is_runtime_op("StatelessWhile"));
+/// assert!(!opreg_runtime::is_runtime_op("MatMul"));
+/// ```
+pub fn is_runtime_op(op: &str) -> bool {
+    control_flow::CONTROL_FLOW_OPS.contains(&op) || functions::ops::FUNCTIONAL_OPS.contains(&op)
+}

@@ -114,10 +114,7 @@ impl Coverage {
             .export_op_list(false)
             .op
             .into_iter()
-            .filter(|o| {
-                !opreg_runtime::control_flow::CONTROL_FLOW_OPS.contains(&o.name.as_str())
-                    && !opreg_runtime::functions::ops::FUNCTIONAL_OPS.contains(&o.name.as_str())
-            })
+            .filter(|o| !opreg_runtime::is_runtime_op(&o.name))
             .collect();
         let mut tf_by_op: HashMap<&str, Vec<&KernelDef>> = HashMap::new();
         if let Some((list, _)) = tf {

@@ -145,9 +145,20 @@ fn tensor_list_from_tensor(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelEr
             partial_shape_string(&element_shape)
         )));
     }
-    let mut list = TensorList::new(t.dtype(), element_shape);
     let n = t.dims()[0];
-    list.items.reserve_exact(n);
+    // TF indexes a list's items with int32; a longer list could not be
+    // read (and an empty tensor may claim any number of rows).
+    if i32::try_from(n).is_err() {
+        return Err(KernelError::invalid_argument(format!(
+            "TensorListFromTensor: a list holds at most {} items (they are indexed with int32), \
+             but the tensor has {n} rows",
+            i32::MAX
+        )));
+    }
+    let mut list = TensorList::new(t.dtype(), element_shape);
+    list.items
+        .try_reserve_exact(n)
+        .map_err(|_| KernelError::resource_exhausted(format!("cannot make a list of {n} items")))?;
     for i in 0..n {
         list.items
             .push(Some(rows(t, i, i + 1)?.reshape(&item_shape)?));

@@ -1,6 +1,6 @@
 //! TensorList kernels (TF's `list_kernels.h` and `list_kernels.cc`): lists
 //! of tensors held in scalar `DT_VARIANT` handles
-//! ([`TensorList`](registry_core::tensor::TensorList)), with TF 2.21's
+//! ([`TensorList`]), with TF 2.21's
 //! checks and messages.
 //!
 //! - `create`: `EmptyTensorList`, `TensorListReserve`,
@@ -178,7 +178,5 @@ pub(crate) fn partial(t: &Tensor) -> Shape {
 
 /// `t` without its first dimension.
 pub(crate) fn without_first_dim(shape: &TensorShape) -> Result<TensorShape, KernelError> {
-    Ok(TensorShape::new(
-        shape.dims().get(1..).unwrap_or_default().to_vec(),
-    )?)
+    Ok(TensorShape::new(shape.dims().get(1..).unwrap_or_default())?)
 }

@@ -1,6 +1,6 @@
 //! Functions: a GraphDef's `library` ([`FunctionLibrary`]), instantiated
 //! per attr set into graphs of their own that run through the same
-//! executor ([`FunctionRuntime`]), and the kernels of the nodes that call
+//! executor (`FunctionRuntime`), and the kernels of the nodes that call
 //! them (a node whose op is a function's name, and the functional ops
 //! `While`, `If`, `Case`, `PartitionedCall` and their stateless and
 //! stateful forms; see [`ops`]).

@@ -49,7 +49,9 @@ fn block_shape_fn(c: &mut InferenceContext<'_>, direction: Direction) -> Result<
     c.input(2)?
         .merge(&Shape::matrix(Dim::from(k), 2))
         .map_err(|e| c.input_error(2, e))?;
-    let block = c.input_ints(1)?;
+    // As in TF, the constant inputs count only when their sizes agree with
+    // block_shape's shape.
+    let block = c.input_ints(1)?.filter(|b| b.len() == k);
     let mut batch = input.dim(0)?;
     if let Some(block) = &block {
         for &b in block {
@@ -67,10 +69,20 @@ fn block_shape_fn(c: &mut InferenceContext<'_>, direction: Direction) -> Result<
     } else if k > 0 {
         batch = Dim::UNKNOWN;
     }
-    let mut dims = vec![Dim::UNKNOWN; k + 1];
-    dims[0] = batch;
-    if let Some(amounts) = c.input_ints(2)? {
-        for (d, pair) in amounts.chunks_exact(2).take(k).enumerate() {
+    // With the input's rank unknown the output's is too, and `k` (then
+    // read only from block_shape's shape) sizes nothing.
+    let mut dims = match input.rank() {
+        Some(_) => vec![Dim::UNKNOWN; k + 1],
+        None => Vec::new(),
+    };
+    if let Some(first) = dims.first_mut() {
+        *first = batch;
+    }
+    let amounts = c
+        .input_ints(2)?
+        .filter(|a| Some(a.len()) == k.checked_mul(2));
+    if let Some(amounts) = amounts {
+        for (d, pair) in amounts.chunks_exact(2).enumerate() {
             let (start, end) = (pair[0], pair[1]);
             if start < 0 || end < 0 {
                 return Err(invalid(match direction {
@@ -78,17 +90,21 @@ fn block_shape_fn(c: &mut InferenceContext<'_>, direction: Direction) -> Result<
                     Direction::BatchToSpace => "crops cannot be negative",
                 }));
             }
-            let (Some(block), Some(at)) = (&block, i64::try_from(d + 1).ok()) else {
+            let (Some(block), Some(at), true) =
+                (&block, i64::try_from(d + 1).ok(), d + 1 < dims.len())
+            else {
                 continue;
             };
-            let b = block.get(d).copied().unwrap_or(1);
             let size = input.dim(at)?;
             dims[d + 1] = match direction {
-                Direction::SpaceToBatch => size.add(start)?.add(end)?.divide(b, true),
-                Direction::BatchToSpace => size.multiply(b)?.subtract(start)?.subtract(end),
+                Direction::SpaceToBatch => size.add(start)?.add(end)?.divide(block[d], true),
+                Direction::BatchToSpace => size.multiply(block[d])?.subtract(start)?.subtract(end),
             }
             .map_err(|e| c.error(e))?;
         }
+    }
+    if input.rank().is_none() {
+        return c.set_output(0, Shape::unknown());
     }
     let rest = input.subshape_from(i64::try_from(k + 1).unwrap_or(i64::MAX))?;
     c.set_output(0, Shape::new(dims).concatenate(&rest))

@@ -129,8 +129,17 @@ fn generate(u: &mut Unstructured<'_>, op_def: &OpDef) -> Result<Case> {
     let mut feeds = Vec::new();
     let mut inputs = Vec::with_capacity(input_types.len());
     let mut previous: Option<Vec<usize>> = None;
+    let element_dtype = match attrs.get("element_dtype").and_then(|v| v.value.as_ref()) {
+        Some(Value::Type(t)) => DataType::try_from(*t).ok(),
+        _ => None,
+    };
     for (i, dtype) in input_types.into_iter().enumerate() {
         let name = format!("in{i}");
+        if dtype == DataType::DtVariant {
+            def.node.extend(tensor_list_nodes(u, &name, element_dtype)?);
+            inputs.push(name);
+            continue;
+        }
         let dims = values::dims_after(u, previous.as_deref())?;
         previous = Some(dims.clone());
         let tensor = values::tensor(u, dtype, &dims)?;
@@ -164,6 +173,71 @@ fn generate(u: &mut Unstructured<'_>, op_def: &OpDef) -> Result<Case> {
     Ok(Case { def, feeds })
 }
 
+/// A variant input: a TensorList made by `TensorListFromTensor` (named
+/// `name`) from a drawn tensor of `element_dtype` (mostly the node's
+/// `element_dtype` attr) and an element shape that is unknown, the true
+/// one, or the true one with unknown dims.
+fn tensor_list_nodes(
+    u: &mut Unstructured<'_>,
+    name: &str,
+    element_dtype: Option<DataType>,
+) -> Result<Vec<NodeDef>> {
+    let supported = values::tensor_dtypes();
+    let dtype = match element_dtype {
+        Some(d) if supported.contains(&d) && u.ratio(15, 16)? => d,
+        _ => *u.choose(&supported)?,
+    };
+    let mut dims = values::dims(u)?;
+    if dims.is_empty() {
+        dims.push(u.int_in_range(0..=3)?);
+    }
+    let tensor = values::tensor(u, dtype, &dims)?;
+    let element_shape = if u.ratio(1, 4)? {
+        Tensor::scalar(-1i32)
+    } else {
+        let mut shape = Vec::with_capacity(dims.len() - 1);
+        for &d in &dims[1..] {
+            shape.push(if u.ratio(1, 4)? {
+                -1
+            } else {
+                i32::try_from(d).unwrap_or(-1)
+            });
+        }
+        Tensor::from_vec(vec![shape.len()], shape).expect("a vector of its own length")
+    };
+    let constant = |name: String, tensor: &Tensor| {
+        let mut node = NodeDef {
+            name,
+            op: "Const".into(),
+            ..Default::default()
+        };
+        node.attr.insert("dtype".into(), type_attr(tensor.dtype()));
+        node.attr.insert(
+            "value".into(),
+            AttrValue {
+                value: Some(Value::Tensor(tensor.to_proto())),
+            },
+        );
+        node
+    };
+    let items = format!("{name}_items");
+    let shape = format!("{name}_element_shape");
+    let mut list = NodeDef {
+        name: name.to_owned(),
+        op: "TensorListFromTensor".into(),
+        input: vec![items.clone(), shape.clone()],
+        ..Default::default()
+    };
+    list.attr.insert("element_dtype".into(), type_attr(dtype));
+    list.attr
+        .insert("shape_type".into(), type_attr(DataType::DtInt32));
+    Ok(vec![
+        constant(items, &tensor),
+        constant(shape, &element_shape),
+        list,
+    ])
+}
+
 fn type_attr(dtype: DataType) -> AttrValue {
     AttrValue {
         value: Some(Value::Type(dtype as i32)),
@@ -194,7 +268,10 @@ fn input_types(
                 Some(Value::I(n)) if (0..=8).contains(n) => *n as usize,
                 _ => 1,
             };
-            let dtype = if arg.type_attr.is_empty() {
+            let dtype = if arg.r#type == DataType::DtVariant as i32 {
+                // Made by `tensor_list_nodes`.
+                Some(DataType::DtVariant)
+            } else if arg.type_attr.is_empty() {
                 tensor_type(arg.r#type)
             } else {
                 match attr(&arg.type_attr) {
