@@ -15,6 +15,12 @@ With graph names after the folder, times those graphs only, e.g. the models
 beside `opreg run --repeat 50`:
 
     TF_ENABLE_ONEDNN_OPTS=0 "$py" scripts/tf_graph_timing.py ../shared/models mobilenet_v2 unet_small
+
+With --loops, times the counted loops of tests/data/tf-control-flow (TF 1
+form and While form) for n = 1,000 iterations, beside the `loop/` group of
+`cargo bench -p opreg-tests --bench executor`:
+
+    TF_ENABLE_ONEDNN_OPTS=0 "$py" scripts/tf_graph_timing.py --loops
 """
 import json
 import os
@@ -47,11 +53,20 @@ def config():
     return cfg
 
 
-def shared_graph(root, name):
+def shared_graph(root, name, overrides=None):
     graph_def = tf.compat.v1.GraphDef()
-    with open(os.path.join(root, name, "graph.pb"), "rb") as f:
-        graph_def.ParseFromString(f.read())
+    binary = os.path.join(root, name, "graph.pb")
+    if os.path.exists(binary):
+        with open(binary, "rb") as f:
+            graph_def.ParseFromString(f.read())
+    else:
+        from google.protobuf import text_format
+        with open(os.path.join(root, name, "graph.pbtxt")) as f:
+            text_format.Parse(f.read(), graph_def)
     io = json.load(open(os.path.join(root, name, "io.json")))
+    for feed in io["feeds"]:
+        if overrides and feed["name"] in overrides:
+            feed["values"] = [overrides[feed["name"]]]
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.import_graph_def(graph_def, name="")
@@ -73,7 +88,17 @@ def abs_chain(n):
         return median_run_us(sess, y, {x: np.array([-1.5], np.float32)})
 
 
+LOOP_ITERATIONS = 1000
+
+
 def main():
+    if sys.argv[1:] == ["--loops"]:
+        root = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "tf-control-flow")
+        for name in ("counted_loop_v1", "counted_loop_fn"):
+            us = shared_graph(root, name, {"n:0": LOOP_ITERATIONS})
+            print(f"loop/{name}: {us:.1f} us per run of {LOOP_ITERATIONS} iterations "
+                  f"({us * 1000 / LOOP_ITERATIONS:.0f} ns per iteration)")
+        return
     root = sys.argv[1] if len(sys.argv) > 1 else "../shared/graphs"
     names = sys.argv[2:] or ["mlp_f32", "cnn_f32"]
     for name in names:

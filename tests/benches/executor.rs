@@ -6,6 +6,13 @@
 //!   Executor overhead per node = (chain - 1000 × kernel) / 1000.
 //! - `mlp_f32`, `cnn_f32`: full runs of the shared TensorFlow graphs with
 //!   their io.json feeds (plan and kernels cached, as in a served model).
+//! - `loop/counted_loop_v1`, `loop/counted_loop_fn`: TF's counted loop
+//!   (`tests/data/tf-control-flow`: `i < n`, two loop variables, a handful
+//!   of scalar and 3-element kernels per step) run for `n` = 1,000
+//!   iterations, in TF 1 form (Enter/Switch/Merge/NextIteration/Exit) and as
+//!   a `While` with function bodies. Cost per iteration = time / 1,000;
+//!   `scripts/tf_graph_timing.py --loops` times TensorFlow on the same
+//!   graphs and feeds.
 //!
 //! `cargo bench -p opreg-tests --bench executor`
 
@@ -103,5 +110,37 @@ fn whole_graphs(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, executor_overhead, whole_graphs);
+/// Iterations of the loop benchmarks (TF's timing script feeds the same).
+const LOOP_ITERATIONS: i32 = 1000;
+
+fn loops(c: &mut Criterion) {
+    kernels_cpu::link();
+    let root = opreg_tests::workspace_root().join("tests/data/tf-control-flow");
+    let mut group = c.benchmark_group("loop");
+    for name in ["counted_loop_v1", "counted_loop_fn"] {
+        let dir = root.join(name);
+        let case = opreg_tests::graphs::load(&dir).expect("io.json");
+        let session = Session::new(Graph::from_file(dir.join("graph.pbtxt")).expect("graph"));
+        let feeds: Vec<&str> = case.feeds.iter().map(|f| f.name.as_str()).collect();
+        let fetches: Vec<&str> = case.fetches.iter().map(|f| f.name.as_str()).collect();
+        let prepared = session.prepare(&feeds, &fetches).expect("plan");
+        let values: Vec<Tensor> = case
+            .feeds
+            .iter()
+            .map(|f| {
+                if f.name == "n:0" {
+                    Tensor::scalar(LOOP_ITERATIONS)
+                } else {
+                    f.tensor.clone()
+                }
+            })
+            .collect();
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(prepared.run(values.iter().cloned()).expect("run")))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, executor_overhead, whole_graphs, loops);
 criterion_main!(benches);
