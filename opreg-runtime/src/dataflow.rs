@@ -69,6 +69,9 @@ pub(crate) struct FlowStep {
     /// The static frame it runs in, and its index among that frame's steps.
     frame: u32,
     local: u32,
+    /// Where its input slots start in an iteration's slots (a `Merge` has
+    /// one: its live input).
+    input_base: u32,
     num_data: u32,
     num_control: u32,
     /// For a loop `Merge`: its data inputs from outside the back edge, and
@@ -89,6 +92,8 @@ struct FramePlan {
     parallel_iterations: u64,
     /// Its planned steps.
     members: u32,
+    /// Input slots of an iteration: every step's data inputs.
+    input_slots: u32,
     /// Its planned `Enter` steps.
     enters: u32,
     /// Its planned `Exit` steps.
@@ -160,6 +165,7 @@ impl FlowPlan {
                 name: f.name.clone(),
                 parallel_iterations: u64::from(f.parallel_iterations),
                 members: 0,
+                input_slots: 0,
                 enters: 0,
                 exits: Vec::new(),
             })
@@ -218,6 +224,8 @@ impl FlowPlan {
             let plan = &mut frames[frame];
             let local = plan.members;
             plan.members += 1;
+            let input_base = plan.input_slots;
+            plan.input_slots += node.inputs.len() as u32;
             let back = (0..node.inputs.len())
                 .filter(|&k| graph.is_back_edge(i, k))
                 .count() as u32;
@@ -227,6 +235,7 @@ impl FlowPlan {
                 kind,
                 frame: frame as u32,
                 local,
+                input_base,
                 num_data: node.inputs.len() as u32,
                 num_control: node.control_inputs.len() as u32,
                 merge_inputs: (node.inputs.len() as u32 - back, back),
@@ -401,12 +410,14 @@ struct NodeState {
     merge_index: u32,
     /// Scheduled already.
     fired: bool,
-    inputs: SmallVec<[Option<Tensor>; 2]>,
 }
 
 /// One iteration of a frame instance.
 struct Iteration {
     nodes: Vec<NodeState>,
+    /// The steps' input values (`None`: not arrived, dead, or taken), at
+    /// each step's `input_base`.
+    inputs: Vec<Option<Tensor>>,
     /// Its scheduled steps and live child frame instances.
     outstanding: u64,
 }
@@ -460,6 +471,11 @@ struct RunState<'p> {
     fetched: Vec<Option<Option<Tensor>>>,
     /// The first error of the loop machinery (limits), reported by `drain`.
     error: Option<RunError>,
+    /// Finished iterations per static frame, reset, for reuse.
+    spare: Vec<Vec<Iteration>>,
+    /// A step's inputs and outputs while it runs (reused).
+    scratch_inputs: Vec<Option<Tensor>>,
+    scratch_outputs: Vec<Option<Tensor>>,
 }
 
 impl<'p> RunState<'p> {
@@ -473,6 +489,9 @@ impl<'p> RunState<'p> {
             queue: VecDeque::new(),
             fetched: vec![None; plan.fetches.len()],
             error: None,
+            spare: plan.frames.iter().map(|_| Vec::new()).collect(),
+            scratch_inputs: Vec::new(),
+            scratch_outputs: Vec::new(),
         };
         state.new_instance(0, None);
         state
@@ -504,14 +523,30 @@ impl<'p> RunState<'p> {
         }
     }
 
-    fn new_iteration(&self, frame: u32) -> Iteration {
-        let members = self.plan.frames[frame as usize].members as usize;
-        let mut nodes = Vec::with_capacity(members);
-        nodes.resize_with(members, NodeState::default);
+    /// A fresh iteration of `frame`: a finished one reset, or a new one.
+    fn new_iteration(&mut self, frame: u32) -> Iteration {
+        if let Some(iteration) = self.spare[frame as usize].pop() {
+            return iteration;
+        }
+        let plan = &self.plan.frames[frame as usize];
+        let mut nodes = Vec::with_capacity(plan.members as usize);
+        nodes.resize_with(plan.members as usize, NodeState::default);
+        let mut inputs = Vec::with_capacity(plan.input_slots as usize);
+        inputs.resize_with(plan.input_slots as usize, || None);
         Iteration {
             nodes,
+            inputs,
             outstanding: 0,
         }
+    }
+
+    /// Keeps a finished iteration of `frame` for reuse, reset (values a
+    /// step never took, such as a `Merge`'s late inputs, dropped).
+    fn recycle(&mut self, frame: u32, mut iteration: Iteration) {
+        iteration.nodes.fill_with(NodeState::default);
+        iteration.inputs.fill_with(|| None);
+        iteration.outstanding = 0;
+        self.spare[frame as usize].push(iteration);
     }
 
     fn instance(&mut self, id: u32) -> &mut FrameInstance {
@@ -578,6 +613,7 @@ impl<'p> RunState<'p> {
         let Some(it) = self.instance(instance).iteration(iteration) else {
             return;
         };
+        let base = step.input_base as usize;
         let state = &mut it.nodes[step.local as usize];
         if state.fired {
             // A Merge that ran already; later inputs change nothing.
@@ -591,8 +627,7 @@ impl<'p> RunState<'p> {
                     if !state.merge_live {
                         state.merge_live = true;
                         state.merge_index = index;
-                        state.inputs.clear();
-                        state.inputs.push(value);
+                        it.inputs[base] = value;
                     }
                 }
                 Some(_) => state.dead += 1,
@@ -618,10 +653,7 @@ impl<'p> RunState<'p> {
                     if value.is_none() {
                         state.dead += 1;
                     }
-                    if state.inputs.is_empty() {
-                        state.inputs.resize(step.num_data as usize, None);
-                    }
-                    state.inputs[index as usize] = value;
+                    it.inputs[base + index as usize] = value;
                 }
             }
             state.arrived == step.num_data + step.num_control
@@ -634,21 +666,27 @@ impl<'p> RunState<'p> {
     fn execute(&mut self, task: Task) -> Result<(), RunError> {
         let plan = self.plan;
         let step = &plan.steps[task.step as usize];
-        let (mut inputs, dead, merge_index) = {
+        let mut inputs = std::mem::take(&mut self.scratch_inputs);
+        let mut outputs = std::mem::take(&mut self.scratch_outputs);
+        inputs.clear();
+        outputs.clear();
+        let (dead, merge_index) = {
             let Some(it) = self.instance(task.instance).iteration(task.iteration) else {
                 return Ok(());
             };
-            let state = &mut it.nodes[step.local as usize];
-            let dead = if matches!(step.kind, Kind::Merge) {
-                !state.merge_live
+            let state = &it.nodes[step.local as usize];
+            let (dead, slots) = if matches!(step.kind, Kind::Merge) {
+                (!state.merge_live, 1)
             } else {
-                state.dead > 0
+                (state.dead > 0, step.num_data as usize)
             };
-            (std::mem::take(&mut state.inputs), dead, state.merge_index)
+            let merge_index = state.merge_index;
+            let base = step.input_base as usize;
+            inputs.extend(it.inputs[base..base + slots].iter_mut().map(Option::take));
+            (dead, merge_index)
         };
         let num_outputs = step.outputs.len();
-        let mut outputs: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
-        outputs.resize(num_outputs, None);
+        outputs.resize_with(num_outputs, || None);
         if !dead {
             match &step.kind {
                 Kind::Kernel(kernel) => {
@@ -679,24 +717,28 @@ impl<'p> RunState<'p> {
                 }
             }
         }
-        self.propagate(task, outputs, dead);
+        self.propagate(task, &mut outputs, dead);
+        inputs.clear();
+        outputs.clear();
+        self.scratch_inputs = inputs;
+        self.scratch_outputs = outputs;
         self.finish_task(task);
         Ok(())
     }
 
     /// Sends a step's outputs (dead ones as dead tokens) to its consumers
     /// in the frame instance and iteration they belong to.
-    fn propagate(&mut self, task: Task, outputs: SmallVec<[Option<Tensor>; 2]>, dead: bool) {
+    fn propagate(&mut self, task: Task, outputs: &mut [Option<Tensor>], dead: bool) {
         let plan = self.plan;
         let step = &plan.steps[task.step as usize];
         if !matches!(step.kind, Kind::Exit { .. }) || !dead {
-            self.record_fetches(step, &outputs);
+            self.record_fetches(step, outputs);
         }
         match step.kind {
             Kind::Enter { frame, constant } => {
                 let child = self.child(task.instance, task.iteration, frame);
                 if constant {
-                    let value = outputs.into_iter().next().flatten();
+                    let value = outputs.first_mut().and_then(Option::take);
                     let frame = self.instance(child);
                     frame.invariants.push((task.step, value.clone()));
                     let iterations: Vec<u64> =
@@ -723,7 +765,7 @@ impl<'p> RunState<'p> {
                 self.send_all(parent, iteration, step, outputs, false);
             }
             Kind::NextIteration => {
-                let value = outputs.into_iter().next().flatten();
+                let value = outputs.first_mut().and_then(Option::take);
                 self.next_iteration(task, value);
             }
             _ => self.send_all(task.instance, task.iteration, step, outputs, dead),
@@ -743,17 +785,16 @@ impl<'p> RunState<'p> {
         instance: u32,
         iteration: u64,
         step: &FlowStep,
-        outputs: SmallVec<[Option<Tensor>; 2]>,
+        outputs: &mut [Option<Tensor>],
         dead: bool,
     ) {
-        for (port, value) in outputs.into_iter().enumerate() {
+        for (port, value) in outputs.iter_mut().enumerate() {
             let targets = &step.outputs[port];
-            let mut value = Some(value);
             for (k, &target) in targets.iter().enumerate() {
                 let token = if k + 1 == targets.len() {
-                    value.take().flatten()
+                    value.take()
                 } else {
-                    value.as_ref().and_then(Clone::clone)
+                    value.clone()
                 };
                 self.deliver(instance, iteration, target, token);
             }
@@ -864,8 +905,8 @@ impl<'p> RunState<'p> {
             return false;
         }
         frame.iterations.push_back(fresh);
-        let invariants = frame.invariants.clone();
-        for (enter, value) in invariants {
+        for k in 0..frame.invariants.len() {
+            let (enter, value) = self.instance(instance).invariants[k].clone();
             let alive = value.is_some();
             self.send(instance, next, &plan.steps[enter as usize], value, alive);
         }
@@ -891,20 +932,23 @@ impl<'p> RunState<'p> {
                 return;
             }
             let plan = self.plan;
-            let frame = self.instance(instance);
+            let mut frame = self.instance(instance);
             if frame.pending_enters > 0 {
                 return;
             }
             // Iterations end oldest first: no token can reach one whose
             // predecessors are done and which has nothing scheduled.
+            let frame_id = frame.frame;
             while frame.iterations.len() > 1
                 && frame
                     .iterations
                     .front()
                     .is_some_and(|it| it.outstanding == 0)
             {
-                frame.iterations.pop_front();
+                let done = frame.iterations.pop_front().expect("checked above");
                 frame.first_iteration += 1;
+                self.recycle(frame_id, done);
+                frame = self.instance(instance);
             }
             if !frame.deferred.is_empty()
                 && (frame.iterations.len() as u64)
@@ -925,19 +969,22 @@ impl<'p> RunState<'p> {
                 return;
             }
             // The instance is done.
-            let done = self.instances[instance as usize]
+            let mut done = self.instances[instance as usize]
                 .take()
                 .expect("a frame instance ends once");
             self.free.push(instance);
+            for iteration in std::mem::take(&mut done.iterations) {
+                self.recycle(done.frame, iteration);
+            }
             let (parent, iteration) = done.parent.expect("only the root has no parent");
             self.children.remove(&(parent, iteration, done.frame));
             let exits = &plan.frames[done.frame as usize].exits;
             for (k, &exit) in exits.iter().enumerate() {
                 if !done.exit_live[k] {
                     let step = &plan.steps[exit as usize];
-                    let dead: SmallVec<[Option<Tensor>; 2]> = SmallVec::from_elem(None, 1);
+                    let mut dead: [Option<Tensor>; 1] = [None];
                     self.record_fetches(step, &dead);
-                    self.send_all(parent, iteration, step, dead, true);
+                    self.send_all(parent, iteration, step, &mut dead, true);
                 }
             }
             let parent_frame = self.instance(parent);
