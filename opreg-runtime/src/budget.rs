@@ -2,6 +2,23 @@
 //! [`SessionOptions::max_memory_bytes`](crate::SessionOptions).
 
 use registry_core::tensor::Tensor;
+use rustc_hash::FxHashSet;
+
+/// The bytes of `tensors`, a buffer that several of them share counted
+/// once (`seen` is scratch space, cleared first). The executor of graphs
+/// with loops checks [`SessionOptions::max_memory_bytes`](crate::SessionOptions)
+/// with it over every value it holds.
+pub(super) fn distinct_bytes<'a>(
+    tensors: impl IntoIterator<Item = &'a Tensor>,
+    seen: &mut FxHashSet<usize>,
+) -> u64 {
+    seen.clear();
+    tensors
+        .into_iter()
+        .filter(|t| t.buffer_id().is_none_or(|id| seen.insert(id)))
+        .map(Tensor::allocated_bytes)
+        .fold(0, u64::saturating_add)
+}
 
 /// Live-tensor accounting for one run: each slot is charged the bytes of
 /// the tensor stored in it (nothing when it shares the buffer of a tensor
@@ -82,6 +99,17 @@ mod tests {
         budget.refund(0);
         assert_eq!(budget.charge(0, &t, false), Ok(()));
         assert_eq!(budget.charge(1, &t, false), Err((48, 40)));
+    }
+
+    #[test]
+    fn shared_buffers_count_once() {
+        let big = Tensor::from_vec([256], vec![0f32; 256]).unwrap(); // 1 KiB
+        let view = big.reshape([16, 16]).unwrap();
+        let small = Tensor::from_vec([2], vec![0f32; 2]).unwrap(); // inline
+        let mut seen = FxHashSet::default();
+        assert_eq!(distinct_bytes([&big, &view, &big.clone()], &mut seen), 1024);
+        assert_eq!(distinct_bytes([&small, &small.clone()], &mut seen), 16);
+        assert_eq!(distinct_bytes([&big, &small], &mut seen), 1032);
     }
 
     #[test]

@@ -16,7 +16,11 @@
 //! - **Limits.** A frame instance that would start more iterations than
 //!   [`SessionOptions::max_loop_iterations`](crate::SessionOptions), or runs
 //!   longer than [`SessionOptions::loop_timeout`](crate::SessionOptions),
-//!   fails the run with [`RunError::LoopLimit`].
+//!   fails the run with [`RunError::LoopLimit`]. With
+//!   [`SessionOptions::max_memory_bytes`](crate::SessionOptions), the bytes
+//!   of every value the run holds (in every live iteration, loop
+//!   invariants, fetches; a shared buffer once) are counted after each
+//!   kernel, and a run over the limit fails with [`RunError::MemoryLimit`].
 //!
 //! Graphs without control flow never come here: their plans run as a
 //! straight sequence (`session.rs`), at no cost for any of this.
@@ -26,9 +30,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use opreg_proto::DataType;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use crate::budget::distinct_bytes;
 use crate::control_flow::ControlFlow;
 use crate::plan::InputDevices;
 use crate::session::{FORWARDING_OPS, run_kernel_step};
@@ -123,6 +128,7 @@ pub(crate) struct FlowPlan {
     sources: Vec<u32>,
     max_iterations: Option<u64>,
     timeout: Option<Duration>,
+    max_memory_bytes: Option<u64>,
 }
 
 /// Everything [`FlowPlan::build`] needs from the session.
@@ -136,6 +142,7 @@ pub(crate) struct FlowRequest<'a> {
     pub(crate) fetch_names: &'a [&'a str],
     pub(crate) max_iterations: Option<u64>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) max_memory_bytes: Option<u64>,
 }
 
 impl FlowPlan {
@@ -156,6 +163,7 @@ impl FlowPlan {
             fetch_names,
             max_iterations,
             timeout,
+            max_memory_bytes,
         } = request;
         let nodes = graph.nodes();
         let mut frames: Vec<FramePlan> = flow
@@ -324,6 +332,7 @@ impl FlowPlan {
             sources,
             max_iterations,
             timeout,
+            max_memory_bytes,
         })
     }
 
@@ -354,6 +363,9 @@ impl FlowPlan {
             for &target in &self.feeds[index].1 {
                 state.deliver(ROOT, 0, target, Some(tensor.clone()));
             }
+        }
+        if let Some(name) = self.feed_names.first() {
+            state.check_memory(name, "feed")?;
         }
         for &source in &self.sources {
             state.schedule(ROOT, 0, source);
@@ -476,6 +488,8 @@ struct RunState<'p> {
     /// A step's inputs and outputs while it runs (reused).
     scratch_inputs: Vec<Option<Tensor>>,
     scratch_outputs: Vec<Option<Tensor>>,
+    /// Buffers counted by `check_memory` (reused).
+    seen_buffers: FxHashSet<usize>,
 }
 
 impl<'p> RunState<'p> {
@@ -492,6 +506,7 @@ impl<'p> RunState<'p> {
             spare: plan.frames.iter().map(|_| Vec::new()).collect(),
             scratch_inputs: Vec::new(),
             scratch_outputs: Vec::new(),
+            seen_buffers: FxHashSet::default(),
         };
         state.new_instance(0, None);
         state
@@ -723,6 +738,35 @@ impl<'p> RunState<'p> {
         self.scratch_inputs = inputs;
         self.scratch_outputs = outputs;
         self.finish_task(task);
+        if !dead && matches!(step.kind, Kind::Kernel(_)) {
+            let node = &self.graph.nodes()[step.node].def;
+            self.check_memory(&node.name, &node.op)?;
+        }
+        Ok(())
+    }
+
+    /// Fails with [`RunError::MemoryLimit`] (naming `node`) when the values
+    /// the run holds are over the session's limit.
+    fn check_memory(&mut self, node: &str, op: &str) -> Result<(), RunError> {
+        let Some(limit) = self.plan.max_memory_bytes else {
+            return Ok(());
+        };
+        let held = self.instances.iter().flatten().flat_map(|frame| {
+            let slots = frame.iterations.iter().flat_map(|it| it.inputs.iter());
+            let invariants = frame.invariants.iter().map(|(_, v)| v);
+            let deferred = frame.deferred.iter().map(|(_, v)| v);
+            slots.chain(invariants).chain(deferred).flatten()
+        });
+        let fetched = self.fetched.iter().flatten().flatten();
+        let bytes = distinct_bytes(held.chain(fetched), &mut self.seen_buffers);
+        if bytes > limit {
+            return Err(RunError::MemoryLimit {
+                node: node.to_owned(),
+                op: op.to_owned(),
+                bytes,
+                limit,
+            });
+        }
         Ok(())
     }
 

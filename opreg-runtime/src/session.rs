@@ -36,8 +36,12 @@ pub struct SessionOptions {
     /// asks for but that is not available is skipped (TF's soft placement).
     pub devices: Vec<String>,
     /// The most bytes of tensors a run may hold at once (feeds and every
-    /// intermediate still needed), checked after each node: a run that
-    /// goes over fails with [`RunError::MemoryLimit`] naming the node.
+    /// intermediate still needed, in graphs with TF 1 loops those of every
+    /// live iteration; a buffer several values share counted once), checked
+    /// after each node: a run that goes over fails with
+    /// [`RunError::MemoryLimit`] naming the node. A function body (of a
+    /// `While`, `If`, `PartitionedCall`...) is checked against the same
+    /// limit on its own, per call.
     /// Default: `None`, no limit beyond the per-allocation cap of
     /// [`limits`](registry_core::limits).
     pub max_memory_bytes: Option<u64>,
@@ -345,6 +349,7 @@ impl Session {
                 fetch_names: fetches,
                 max_iterations: self.options.max_loop_iterations,
                 timeout: self.options.loop_timeout,
+                max_memory_bytes: self.options.max_memory_bytes,
             };
             return Ok(Planned::Flow(FlowPlan::build(
                 request,

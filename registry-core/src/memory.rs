@@ -101,6 +101,11 @@ impl DeviceBuffer {
         Arc::ptr_eq(&self.memory, &other.memory)
     }
 
+    /// An identity of the memory, equal for the handles that share it.
+    pub fn buffer_id(&self) -> usize {
+        Arc::as_ptr(&self.memory).cast::<u8>() as usize
+    }
+
     /// The number of handles sharing the memory.
     pub fn ref_count(&self) -> usize {
         Arc::strong_count(&self.memory)

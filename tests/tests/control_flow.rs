@@ -384,3 +384,82 @@ fn a_while_op_that_never_ends_is_stopped() {
         .unwrap_err();
     assert!(error.to_string().contains("ran 100 iterations"), "{error}");
 }
+
+/// `acc = [1.0]; while size(acc) < 2^20: acc = concat(acc, acc)`: the
+/// loop variable doubles every iteration (TF 1 style).
+const DOUBLING_LOOP: &str = r#"
+  node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } } float_val: 1 } } } }
+  node { name: "enter" op: "Enter" input: "one" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "frame_name" value { s: "grow" } } }
+  node { name: "merge" op: "Merge" input: "enter" input: "next"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
+  node { name: "size" op: "Size" input: "merge"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "out_type" value { type: DT_INT32 } } }
+  node { name: "limit" op: "Const" input: "^merge" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1048576 } } } }
+  node { name: "less" op: "Less" input: "size" input: "limit" attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "cond" op: "LoopCond" input: "less" }
+  node { name: "switch" op: "Switch" input: "merge" input: "cond" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "body" op: "Identity" input: "switch:1" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "axis" op: "Const" input: "^body" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "concat" op: "ConcatV2" input: "body" input: "body" input: "axis"
+         attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "next" op: "NextIteration" input: "concat" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "exit" op: "Exit" input: "switch" attr { key: "T" value { type: DT_FLOAT } } }
+"#;
+
+#[test]
+fn the_memory_limit_holds_inside_loops() {
+    kernels_cpu::link();
+    // A TensorList written in a TF 1 loop: the list grows every iteration.
+    let dir = opreg_tests::workspace_root().join("tests/data/tf-control-flow/tensor_array_loop_v1");
+    let case = load(&dir).unwrap();
+    let feeds: Vec<(&str, Tensor)> = case
+        .feeds
+        .iter()
+        .map(|f| (f.name.as_str(), f.tensor.clone()))
+        .collect();
+    let fetches: Vec<&str> = case.fetches.iter().map(|f| f.name.as_str()).collect();
+    let run = |limit: Option<u64>| {
+        let options = SessionOptions {
+            max_memory_bytes: limit,
+            ..Default::default()
+        };
+        let graph = Graph::from_file(dir.join("graph.pbtxt")).unwrap();
+        Session::with_options(graph, options).run(&feeds, &fetches)
+    };
+    let unlimited = run(None).unwrap();
+    assert_eq!(run(Some(1 << 20)).unwrap(), unlimited);
+    let error = run(Some(100)).unwrap_err();
+    let RunError::MemoryLimit { bytes, limit, .. } = &error else {
+        panic!("{error}");
+    };
+    assert!(*bytes > 100 && *limit == 100, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("over the session's limit of 100 bytes")
+    );
+    // A loop variable that doubles each iteration: stopped inside the loop,
+    // at the kernel that went over, not after the loop.
+    kernels_cpu::link();
+    let run = |limit: Option<u64>| {
+        let options = SessionOptions {
+            max_memory_bytes: limit,
+            ..Default::default()
+        };
+        Session::with_options(graph(DOUBLING_LOOP).unwrap(), options).run(&[], &["exit"])
+    };
+    assert_eq!(run(None).unwrap()[0].num_elements(), 1 << 20);
+    let error = run(Some(3 << 19)).unwrap_err();
+    let RunError::MemoryLimit { node, bytes, .. } = &error else {
+        panic!("{error}");
+    };
+    // 1.5 MiB: the concat that makes 2 MiB (2^19 f32) goes over; its
+    // 1 MiB input was its last use, so it no longer counts.
+    assert_eq!(node, "concat", "{error}");
+    assert_eq!(*bytes, 2 << 20, "{error}");
+}

@@ -623,6 +623,21 @@ impl Tensor {
         self.storage.ptr_eq(&other.storage)
     }
 
+    /// An identity of the tensor's buffer, equal for tensors that share it
+    /// (for counting shared memory once); `None` for a small tensor whose
+    /// bytes are inline (its clones are copies).
+    ///
+    /// ```
+    /// use registry_core::tensor::Tensor;
+    /// let big = Tensor::from_vec([1024], vec![0f32; 1024]).unwrap();
+    /// let view = big.reshape([32, 32]).unwrap();
+    /// assert_eq!(big.buffer_id(), view.buffer_id());
+    /// assert!(big.buffer_id().is_some());
+    /// ```
+    pub fn buffer_id(&self) -> Option<usize> {
+        self.storage.buffer_id()
+    }
+
     /// The same elements with another shape of equal element count, sharing
     /// the buffer (no copy).
     pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor, TensorError> {

@@ -254,6 +254,15 @@ impl HostBuffer {
         }
     }
 
+    /// An identity of the shared bytes, equal for the handles that share
+    /// them; `None` for an inline buffer (its clones are copies).
+    pub fn buffer_id(&self) -> Option<usize> {
+        match &self.bytes {
+            Bytes::Inline { .. } => None,
+            Bytes::Shared(raw) => Some(Arc::as_ptr(raw).cast::<u8>() as usize),
+        }
+    }
+
     /// True when both handles share the same bytes (never for inline
     /// buffers, unless `other` is `self`).
     pub fn ptr_eq(&self, other: &Self) -> bool {
@@ -323,6 +332,18 @@ impl Storage {
             Storage::Strings(s) => Arc::strong_count(s) == 1,
             Storage::Device(d) => d.is_unique(),
             Storage::Variants(v) => Arc::strong_count(v) == 1,
+        }
+    }
+
+    /// An identity of the buffer, equal for storages that share it (as
+    /// [`ptr_eq`](Self::ptr_eq) says); `None` when it is not shared (an
+    /// inline host buffer: clones are copies).
+    pub fn buffer_id(&self) -> Option<usize> {
+        match self {
+            Storage::Host(buffer) => buffer.buffer_id(),
+            Storage::Strings(strings) => Some(Arc::as_ptr(strings).cast::<u8>() as usize),
+            Storage::Device(buffer) => Some(buffer.buffer_id()),
+            Storage::Variants(variants) => Some(Arc::as_ptr(variants).cast::<u8>() as usize),
         }
     }
 
