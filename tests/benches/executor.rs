@@ -88,7 +88,7 @@ fn executor_overhead(c: &mut Criterion) {
 fn run_graph(c: &mut Criterion, graph: &SharedGraph) {
     let session = Session::new(Graph::from_file(graph.dir.join("graph.pb")).expect("graph"));
     let feeds: Vec<&str> = graph.feeds.iter().map(|f| f.name.as_str()).collect();
-    let fetches: Vec<&str> = graph.fetches.iter().map(|f| f.name.as_str()).collect();
+    let fetches: Vec<&str> = graph.fetch_names();
     let prepared = session.prepare(&feeds, &fetches).expect("plan");
     c.bench_function(&format!("graph/{}", graph.name), |b| {
         b.iter(|| {
@@ -122,7 +122,7 @@ fn loops(c: &mut Criterion) {
         let case = opreg_tests::graphs::load(&dir).expect("io.json");
         let session = Session::new(Graph::from_file(dir.join("graph.pbtxt")).expect("graph"));
         let feeds: Vec<&str> = case.feeds.iter().map(|f| f.name.as_str()).collect();
-        let fetches: Vec<&str> = case.fetches.iter().map(|f| f.name.as_str()).collect();
+        let fetches: Vec<&str> = case.fetch_names();
         let prepared = session.prepare(&feeds, &fetches).expect("plan");
         let values: Vec<Tensor> = case
             .feeds

@@ -29,6 +29,21 @@ pub struct SharedGraph {
     pub fetches: Vec<IoTensor>,
 }
 
+impl SharedGraph {
+    /// The feeds as `Session::run` takes them: (name, tensor).
+    pub fn feed_pairs(&self) -> Vec<(&str, Tensor)> {
+        self.feeds
+            .iter()
+            .map(|f| (f.name.as_str(), f.tensor.clone()))
+            .collect()
+    }
+
+    /// The fetches' names.
+    pub fn fetch_names(&self) -> Vec<&str> {
+        self.fetches.iter().map(|f| f.name.as_str()).collect()
+    }
+}
+
 /// Every graph folder under `shared/graphs`, sorted by name.
 pub fn shared_graphs() -> Vec<SharedGraph> {
     let root = crate::shared_dir().join("graphs");

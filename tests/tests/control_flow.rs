@@ -40,12 +40,8 @@ fn tensorflow_control_flow_graphs_match() {
         let result = (|| -> Result<f64, String> {
             let graph = Graph::from_file(dir.join("graph.pbtxt")).map_err(|e| e.to_string())?;
             let session = Session::new(graph);
-            let feeds: Vec<(&str, Tensor)> = case
-                .feeds
-                .iter()
-                .map(|f| (f.name.as_str(), f.tensor.clone()))
-                .collect();
-            let fetches: Vec<&str> = case.fetches.iter().map(|f| f.name.as_str()).collect();
+            let feeds: Vec<(&str, Tensor)> = case.feed_pairs();
+            let fetches: Vec<&str> = case.fetch_names();
             let outputs = session.run(&feeds, &fetches).map_err(|e| e.to_string())?;
             let mut worst: f64 = 0.0;
             for (fetch, ours) in case.fetches.iter().zip(&outputs) {
@@ -73,12 +69,8 @@ fn lstm_while_model_matches_tensorflow() {
     let m = opreg_tests::graphs::shared_model("lstm_while");
     let graph = Graph::from_file(m.dir.join("graph.pb")).unwrap();
     let session = Session::new(graph);
-    let feeds: Vec<(&str, Tensor)> = m
-        .feeds
-        .iter()
-        .map(|f| (f.name.as_str(), f.tensor.clone()))
-        .collect();
-    let fetches: Vec<&str> = m.fetches.iter().map(|f| f.name.as_str()).collect();
+    let feeds: Vec<(&str, Tensor)> = m.feed_pairs();
+    let fetches: Vec<&str> = m.fetch_names();
     let outputs = session.run(&feeds, &fetches).unwrap();
     for (fetch, ours) in m.fetches.iter().zip(&outputs) {
         compare_model(&fetch.name, ours, &fetch.tensor).unwrap();
@@ -417,12 +409,8 @@ fn the_memory_limit_holds_inside_loops() {
     // A TensorList written in a TF 1 loop: the list grows every iteration.
     let dir = opreg_tests::workspace_root().join("tests/data/tf-control-flow/tensor_array_loop_v1");
     let case = load(&dir).unwrap();
-    let feeds: Vec<(&str, Tensor)> = case
-        .feeds
-        .iter()
-        .map(|f| (f.name.as_str(), f.tensor.clone()))
-        .collect();
-    let fetches: Vec<&str> = case.fetches.iter().map(|f| f.name.as_str()).collect();
+    let feeds: Vec<(&str, Tensor)> = case.feed_pairs();
+    let fetches: Vec<&str> = case.fetch_names();
     let run = |limit: Option<u64>| {
         let options = SessionOptions {
             max_memory_bytes: limit,

@@ -48,14 +48,11 @@ fn shared_graph(name: &str) -> SharedGraph {
 }
 
 fn feeds(g: &SharedGraph) -> Vec<(&str, Tensor)> {
-    g.feeds
-        .iter()
-        .map(|f| (f.name.as_str(), f.tensor.clone()))
-        .collect()
+    g.feed_pairs()
 }
 
 fn fetches(g: &SharedGraph) -> Vec<&str> {
-    g.fetches.iter().map(|f| f.name.as_str()).collect()
+    g.fetch_names()
 }
 
 /// Compares fetched tensors with TF's; returns the worst relative error,

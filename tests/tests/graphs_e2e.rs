@@ -21,12 +21,8 @@ fn every_shared_graph_matches_tensorflow_on_cpu() {
         let graph =
             Graph::from_file(g.dir.join("graph.pb")).unwrap_or_else(|e| panic!("{}: {e}", g.name));
         let session = Session::new(graph);
-        let feeds: Vec<(&str, _)> = g
-            .feeds
-            .iter()
-            .map(|f| (f.name.as_str(), f.tensor.clone()))
-            .collect();
-        let fetches: Vec<&str> = g.fetches.iter().map(|f| f.name.as_str()).collect();
+        let feeds: Vec<(&str, _)> = g.feed_pairs();
+        let fetches: Vec<&str> = g.fetch_names();
         let outputs = match session.run(&feeds, &fetches) {
             Ok(outputs) => outputs,
             Err(e) => {

@@ -10,12 +10,8 @@ fn run_model(name: &str) {
     let m = shared_model(name);
     let graph = Graph::from_file(m.dir.join("graph.pb")).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = Session::new(graph);
-    let feeds: Vec<(&str, _)> = m
-        .feeds
-        .iter()
-        .map(|f| (f.name.as_str(), f.tensor.clone()))
-        .collect();
-    let fetches: Vec<&str> = m.fetches.iter().map(|f| f.name.as_str()).collect();
+    let feeds: Vec<(&str, _)> = m.feed_pairs();
+    let fetches: Vec<&str> = m.fetch_names();
     let outputs = session
         .run(&feeds, &fetches)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
