@@ -433,7 +433,6 @@ fn the_memory_limit_holds_inside_loops() {
     );
     // A loop variable that doubles each iteration: stopped inside the loop,
     // at the kernel that went over, not after the loop.
-    kernels_cpu::link();
     let run = |limit: Option<u64>| {
         let options = SessionOptions {
             max_memory_bytes: limit,

@@ -47,14 +47,6 @@ fn shared_graph(name: &str) -> SharedGraph {
         .unwrap_or_else(|| panic!("no shared graph '{name}'"))
 }
 
-fn feeds(g: &SharedGraph) -> Vec<(&str, Tensor)> {
-    g.feed_pairs()
-}
-
-fn fetches(g: &SharedGraph) -> Vec<&str> {
-    g.fetch_names()
-}
-
 /// Compares fetched tensors with TF's; returns the worst relative error,
 /// pushing a message per mismatch to `failures`.
 fn compare_all(g: &SharedGraph, what: &str, outputs: &[Tensor], failures: &mut Vec<String>) -> f64 {
@@ -94,8 +86,8 @@ fn check_graph_on_gpu(name: &str) {
     let g = shared_graph(name);
     let graph = Graph::from_file(g.dir.join("graph.pb")).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = Session::with_options(graph, gpu_then_cpu());
-    let feeds = feeds(&g);
-    let fetches = fetches(&g);
+    let feeds = g.feed_pairs();
+    let fetches = g.fetch_names();
     let mut failures = Vec::new();
     let first = session
         .run(&feeds, &fetches)
@@ -192,8 +184,8 @@ fn gpu_sessions_fail_cleanly_without_a_gpu() {
     link();
     let g = shared_graph("mlp_f32");
     let load = || Graph::from_file(g.dir.join("graph.pb")).expect("mlp_f32 graph");
-    let feeds = feeds(&g);
-    let fetches = fetches(&g);
+    let feeds = g.feed_pairs();
+    let fetches = g.fetch_names();
     let gpu_session = Session::with_options(load(), gpu_then_cpu());
     let result = gpu_session.run(&feeds, &fetches);
     let mut failures = Vec::new();

@@ -143,24 +143,18 @@ fn generate(u: &mut Unstructured<'_>, op_def: &OpDef) -> Result<Case> {
         let dims = values::dims_after(u, previous.as_deref())?;
         previous = Some(dims.clone());
         let tensor = values::tensor(u, dtype, &dims)?;
-        let mut node = NodeDef {
-            name: name.clone(),
-            ..Default::default()
-        };
-        node.attr.insert("dtype".into(), type_attr(dtype));
         if u.arbitrary::<bool>()? {
-            node.op = "Const".into();
-            node.attr.insert(
-                "value".into(),
-                AttrValue {
-                    value: Some(Value::Tensor(tensor.to_proto())),
-                },
-            );
+            def.node.push(const_node(name.clone(), &tensor));
         } else {
-            node.op = "Placeholder".into();
+            let mut node = NodeDef {
+                name: name.clone(),
+                op: "Placeholder".into(),
+                ..Default::default()
+            };
+            node.attr.insert("dtype".into(), type_attr(dtype));
+            def.node.push(node);
             feeds.push((name.clone(), tensor));
         }
-        def.node.push(node);
         inputs.push(name);
     }
     def.node.push(NodeDef {
@@ -205,21 +199,6 @@ fn tensor_list_nodes(
         }
         Tensor::from_vec(vec![shape.len()], shape).expect("a vector of its own length")
     };
-    let constant = |name: String, tensor: &Tensor| {
-        let mut node = NodeDef {
-            name,
-            op: "Const".into(),
-            ..Default::default()
-        };
-        node.attr.insert("dtype".into(), type_attr(tensor.dtype()));
-        node.attr.insert(
-            "value".into(),
-            AttrValue {
-                value: Some(Value::Tensor(tensor.to_proto())),
-            },
-        );
-        node
-    };
     let items = format!("{name}_items");
     let shape = format!("{name}_element_shape");
     let mut list = NodeDef {
@@ -232,10 +211,27 @@ fn tensor_list_nodes(
     list.attr
         .insert("shape_type".into(), type_attr(DataType::DtInt32));
     Ok(vec![
-        constant(items, &tensor),
-        constant(shape, &element_shape),
+        const_node(items, &tensor),
+        const_node(shape, &element_shape),
         list,
     ])
+}
+
+/// A `Const` node named `name` holding `tensor`.
+fn const_node(name: String, tensor: &Tensor) -> NodeDef {
+    let mut node = NodeDef {
+        name,
+        op: "Const".into(),
+        ..Default::default()
+    };
+    node.attr.insert("dtype".into(), type_attr(tensor.dtype()));
+    node.attr.insert(
+        "value".into(),
+        AttrValue {
+            value: Some(Value::Tensor(tensor.to_proto())),
+        },
+    );
+    node
 }
 
 fn type_attr(dtype: DataType) -> AttrValue {
