@@ -42,6 +42,9 @@ pub use ops::{WeightedSum, ZeroOut};
 // kernels: `opreg_runtime::library::load_op_library(path)`, or
 // `opreg --load libzero_out.so ...`.
 registry_core::export_op_library!(zero_out);
+// The same library loads into TensorFlow (`tf.load_op_library(path)`): its
+// ops and CPU kernels register with TensorFlow through its C API.
+opreg_tensorflow::export_tensorflow_library!(zero_out);
 
 /// The guide (`docs/guide.md`): every Rust block in it is compiled (and the
 /// runnable ones run) as a doctest of this crate, so it cannot go stale.

@@ -52,6 +52,36 @@ pub struct OpKernelContext<'a> {
     device: &'a dyn Device,
     inputs: &'a mut [Option<Tensor>],
     outputs: &'a mut [Option<Tensor>],
+    foreign: Option<&'a mut dyn ForeignForwarding>,
+}
+
+/// How a context forwards an input whose memory another framework owns
+/// (a [foreign](crate::tensor::HostBuffer::from_foreign) buffer, held read-only): that
+/// framework decides whether the kernel may write to it (TensorFlow's
+/// `forward_input_or_allocate_output` checks its own reference count).
+///
+/// A bridge that runs opreg kernels inside another framework implements it
+/// and attaches it with [`OpKernelContext::with_foreign_forwarding`].
+pub trait ForeignForwarding: std::fmt::Debug {
+    /// Asks the framework to hand input `input`'s buffer over as output
+    /// `output` with `shape` (the input's). The context has already dropped
+    /// its handle of the input. Returns the output to write in place, or
+    /// the input again (for reading) when the framework keeps the buffer.
+    fn forward(
+        &mut self,
+        input: usize,
+        output: usize,
+        shape: &TensorShape,
+    ) -> Result<Forwarded, KernelError>;
+}
+
+/// The answer of [`ForeignForwarding::forward`].
+#[derive(Debug)]
+pub enum Forwarded {
+    /// The buffer became the output, writable.
+    Output(Tensor),
+    /// The framework kept the buffer: the input, to read as before.
+    Kept(Tensor),
 }
 
 impl<'a> OpKernelContext<'a> {
@@ -72,7 +102,16 @@ impl<'a> OpKernelContext<'a> {
             device,
             inputs,
             outputs,
+            foreign: None,
         }
+    }
+
+    /// The context, with `forwarding` deciding whether inputs in foreign
+    /// memory ([`HostBuffer::from_foreign`](crate::tensor::HostBuffer::from_foreign)) may be forwarded to outputs.
+    #[inline]
+    pub fn with_foreign_forwarding(mut self, forwarding: &'a mut dyn ForeignForwarding) -> Self {
+        self.foreign = Some(forwarding);
+        self
     }
 
     /// The device the kernel runs on (TF's `device()`): a backend's kernels
@@ -249,15 +288,50 @@ impl<'a> OpKernelContext<'a> {
     pub fn forward_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
         let dtype = self.output_type(output)?;
         let tensor = self.input(input)?;
-        if tensor.dtype() != dtype
-            || !tensor.is_unique()
-            || tensor.is_on_host() != self.info.output_in_host_memory(output)
+        if tensor.dtype() != dtype || tensor.is_on_host() != self.info.output_in_host_memory(output)
         {
             return Ok(false);
+        }
+        if !tensor.is_unique() {
+            return self.forward_foreign_input(input, output);
         }
         let tensor = self.take_input(input)?;
         *self.output_slot(output)? = Some(tensor);
         Ok(true)
+    }
+
+    /// [`forward_input`](Self::forward_input) for an input that is not
+    /// unique: when it is foreign memory held by this context alone, the
+    /// [`ForeignForwarding`] asks its owner.
+    #[cold]
+    fn forward_foreign_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
+        let held_here_only = self
+            .input(input)?
+            .host_buffer()
+            .is_some_and(|b| b.is_foreign() && b.ref_count() == 1);
+        if !held_here_only {
+            return Ok(false);
+        }
+        let Some(forwarding) = self.foreign.take() else {
+            return Ok(false);
+        };
+        let released = self.take_input(input)?;
+        let shape = released.shape().clone();
+        drop(released);
+        let answer = forwarding.forward(input, output, &shape);
+        self.foreign = Some(forwarding);
+        match answer? {
+            Forwarded::Output(tensor) => {
+                *self.output_slot(output)? = Some(tensor);
+                Ok(true)
+            }
+            Forwarded::Kept(tensor) => {
+                if let Some(slot) = self.inputs.get_mut(input) {
+                    *slot = Some(tensor);
+                }
+                Ok(false)
+            }
+        }
     }
 
     /// Like [`forward_input`](Self::forward_input), but the output gets

@@ -33,7 +33,7 @@ mod source;
 
 pub use call::KernelCall;
 pub use construction::OpKernelConstruction;
-pub use context::{OpKernelContext, TensorVec};
+pub use context::{ForeignForwarding, Forwarded, OpKernelContext, TensorVec};
 pub use create::{CreateKernelError, KernelInstance, create_op_kernel, create_op_kernel_in};
 pub use error::KernelError;
 pub use lookup_error::KernelLookupError;

@@ -40,7 +40,9 @@ pub use dtype::{Complex64, Complex128, TensorElement, bf16, element_size, f16, i
 pub use list::{TensorList, partial_shape_string};
 pub use proto::DEFAULT_MAX_PROTO_BYTES;
 pub use shape::{IntoShape, TensorShape};
-pub use storage::{HOST_ALIGNMENT, HostBuffer, INLINE_ALIGNMENT, INLINE_CAPACITY, Storage};
+pub use storage::{
+    ForeignOwner, HOST_ALIGNMENT, HostBuffer, INLINE_ALIGNMENT, INLINE_CAPACITY, Storage,
+};
 pub use variant::{Variant, VariantValue};
 
 /// Errors from building, viewing or converting tensors.
@@ -610,6 +612,45 @@ impl Tensor {
     /// The storage (host buffer, strings, variants or device memory).
     pub fn storage(&self) -> &Storage {
         &self.storage
+    }
+
+    /// A host tensor of `dtype` and `shape` over `buffer` (no copy): what a
+    /// bridge to another framework builds from that framework's memory
+    /// ([`HostBuffer::from_foreign`]). Errors when `dtype` has no fixed
+    /// element size or the buffer's length is not the shape's byte size.
+    ///
+    /// ```
+    /// use registry_core::proto::DataType;
+    /// use registry_core::tensor::{HostBuffer, Tensor};
+    /// let t = Tensor::from_host_buffer(DataType::DtFloat, [2, 3], HostBuffer::zeroed(24).unwrap()).unwrap();
+    /// assert_eq!(t.as_slice::<f32>().unwrap(), &[0.0; 6]);
+    /// assert!(Tensor::from_host_buffer(DataType::DtFloat, [2], HostBuffer::zeroed(24).unwrap()).is_err());
+    /// ```
+    pub fn from_host_buffer(
+        dtype: DataType,
+        shape: impl IntoShape,
+        buffer: HostBuffer,
+    ) -> Result<Self, TensorError> {
+        let shape = shape.into_shape()?;
+        let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
+        let elements = buffer.len() / size.max(1);
+        if buffer.len() % size.max(1) != 0 || elements != shape.num_elements() {
+            return Err(TensorError::ElementCount {
+                expected: shape.num_elements(),
+                shape,
+                actual: elements,
+            });
+        }
+        Ok(Self::from_parts(dtype, shape, Storage::Host(buffer)))
+    }
+
+    /// The host buffer of a tensor of fixed-size elements in host memory
+    /// (`None` for strings, variants and device memory).
+    pub fn host_buffer(&self) -> Option<&HostBuffer> {
+        match &self.storage {
+            Storage::Host(buffer) => Some(buffer),
+            _ => None,
+        }
     }
 
     /// True when no other tensor shares this tensor's buffer, so a kernel may

@@ -63,7 +63,23 @@ enum RawBuffer {
     },
     /// Large buffers: an anonymous mapping (page-aligned, zeroed).
     Mapped(memmap2::MmapMut),
+    /// Memory another framework owns (a TensorFlow tensor's buffer, for
+    /// instance), [`HOST_ALIGNMENT`]-aligned, kept alive by `owner` until
+    /// the buffer is dropped. Written only when `writable` (the other
+    /// framework handed it over for in-place use).
+    Foreign {
+        ptr: NonNull<u8>,
+        len: usize,
+        writable: bool,
+        /// Held only to be dropped with the buffer.
+        _owner: ForeignOwner,
+    },
 }
+
+/// What keeps a [foreign](HostBuffer::from_foreign) buffer's memory alive:
+/// dropping it releases the memory to the framework that owns it.
+pub type ForeignOwner =
+    Box<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe + std::panic::UnwindSafe>;
 
 /// The offset of the first [`HOST_ALIGNMENT`] boundary at or after `ptr`.
 fn align_offset(ptr: *const u8) -> usize {
@@ -99,8 +115,17 @@ impl RawBuffer {
 
     fn len(&self) -> usize {
         match self {
-            RawBuffer::Heap { len, .. } => *len,
+            RawBuffer::Heap { len, .. } | RawBuffer::Foreign { len, .. } => *len,
             RawBuffer::Mapped(m) => m.len(),
+        }
+    }
+
+    /// Whether the bytes may be written when no other handle shares them
+    /// (always, but for foreign memory not handed over for writing).
+    fn is_writable(&self) -> bool {
+        match self {
+            RawBuffer::Foreign { writable, .. } => *writable,
+            RawBuffer::Heap { .. } | RawBuffer::Mapped(_) => true,
         }
     }
 
@@ -115,25 +140,50 @@ impl RawBuffer {
                 unsafe { std::slice::from_raw_parts(base.as_ptr().add(*offset), *len) }
             }
             RawBuffer::Mapped(m) => m,
+            RawBuffer::Foreign { ptr, len, .. } => {
+                // SAFETY: `HostBuffer::from_foreign`'s caller promised that
+                // `ptr` is valid for reads of `len` bytes, unchanged by
+                // others, until `owner` (dropped after this slice's borrow of
+                // `self` ends) is dropped.
+                unsafe { std::slice::from_raw_parts(ptr.as_ptr(), *len) }
+            }
         }
     }
 
-    fn bytes_mut(&mut self) -> &mut [u8] {
+    /// The bytes for writing, or `None` for foreign memory that is not
+    /// writable.
+    fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         match self {
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: as in `bytes`; `&mut self` makes this the only
                 // reference to the block for the slice's lifetime.
-                unsafe { std::slice::from_raw_parts_mut(base.as_ptr().add(*offset), *len) }
+                Some(unsafe { std::slice::from_raw_parts_mut(base.as_ptr().add(*offset), *len) })
             }
-            RawBuffer::Mapped(m) => m,
+            RawBuffer::Mapped(m) => Some(m),
+            RawBuffer::Foreign {
+                ptr,
+                len,
+                writable: true,
+                ..
+            } => {
+                // SAFETY: a writable foreign buffer was handed over for
+                // exclusive use (`from_foreign`'s contract): valid for
+                // writes of `len` bytes, touched by nobody else until
+                // `owner` is dropped; `&mut self` makes this the only
+                // reference for the slice's lifetime.
+                Some(unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), *len) })
+            }
+            RawBuffer::Foreign { .. } => None,
         }
     }
 }
 
 // SAFETY: `RawBuffer` exclusively owns its bytes (a heap block or a
-// mapping); shared access only reads them and mutation requires `&mut`
-// (via `Arc::get_mut`), so moving or sharing it between threads is as safe
-// as for `Vec<u8>`.
+// mapping), or holds foreign memory whose owner is `Send + Sync` and which
+// nobody writes while it is shared (`from_foreign`'s contract); shared
+// access only reads them and mutation requires `&mut` (via
+// `Arc::get_mut`), so moving or sharing it between threads is as safe as
+// for `Vec<u8>`.
 unsafe impl Send for RawBuffer {}
 // SAFETY: see `Send` above; `&RawBuffer` only permits reads.
 unsafe impl Sync for RawBuffer {}
@@ -232,8 +282,83 @@ impl HostBuffer {
     pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         match &mut self.bytes {
             Bytes::Inline { len, bytes } => Some(&mut bytes.0[..usize::from(*len)]),
-            Bytes::Shared(raw) => Arc::get_mut(raw).map(RawBuffer::bytes_mut),
+            Bytes::Shared(raw) => Arc::get_mut(raw).and_then(RawBuffer::bytes_mut),
         }
+    }
+
+    /// A buffer over `len` bytes of memory that another framework owns (a
+    /// TensorFlow or XLA tensor's buffer), without copying them when they
+    /// are more than [`INLINE_CAPACITY`] bytes at a [`HOST_ALIGNMENT`]
+    /// boundary: `owner` is kept with the buffer and dropped, releasing
+    /// the memory, when the last handle is. Other memory (small, or not
+    /// aligned) is copied into a buffer of this crate's own, and `owner`
+    /// dropped at once.
+    ///
+    /// With `writable`, kernels may write to the bytes in place when no
+    /// other handle shares the buffer; without it the buffer is never
+    /// [unique](Self::is_unique), so nothing writes to it.
+    ///
+    /// ```
+    /// use registry_core::tensor::HostBuffer;
+    ///
+    /// // Memory "owned by another framework": a 64-byte aligned block.
+    /// let layout = std::alloc::Layout::from_size_align(256, 64).unwrap();
+    /// struct Owner(*mut u8, std::alloc::Layout);
+    /// // SAFETY (of the example): the block is only freed by `Drop`.
+    /// unsafe impl Send for Owner {}
+    /// unsafe impl Sync for Owner {}
+    /// impl Drop for Owner {
+    ///     fn drop(&mut self) { unsafe { std::alloc::dealloc(self.0, self.1) } }
+    /// }
+    /// let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    /// // SAFETY: 256 readable bytes, freed only when `Owner` is dropped.
+    /// let buffer = unsafe { HostBuffer::from_foreign(ptr, 256, false, Box::new(Owner(ptr, layout))) }.unwrap();
+    /// assert_eq!(buffer.as_ptr(), ptr.cast_const()); // not copied
+    /// assert!(buffer.is_foreign() && !buffer.is_unique()); // read-only
+    /// ```
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads of `len` bytes (and, with `writable`,
+    /// for writes) until `owner` is dropped, and nothing else may write to
+    /// them in that time (nor read them, with `writable`). For `DT_BOOL`
+    /// tensors every byte must be 0 or 1. `ptr` may be null only when `len`
+    /// is 0.
+    pub unsafe fn from_foreign(
+        ptr: *const u8,
+        len: usize,
+        writable: bool,
+        owner: ForeignOwner,
+    ) -> Result<Self, TensorError> {
+        let aligned = ptr as usize % HOST_ALIGNMENT == 0;
+        match NonNull::new(ptr.cast_mut()) {
+            Some(ptr) if len > INLINE_CAPACITY && aligned => Ok(Self {
+                bytes: Bytes::Shared(Arc::new(RawBuffer::Foreign {
+                    ptr,
+                    len,
+                    writable,
+                    _owner: owner,
+                })),
+            }),
+            _ => {
+                let mut copy = Self::zeroed(len)?;
+                if len > 0 {
+                    // SAFETY: the caller promised `len` readable bytes at
+                    // a non-null `ptr` (only `len == 0` may be null).
+                    let src = unsafe { std::slice::from_raw_parts(ptr, len) };
+                    if let Some(dst) = copy.bytes_mut() {
+                        dst.copy_from_slice(src);
+                    }
+                }
+                drop(owner);
+                Ok(copy)
+            }
+        }
+    }
+
+    /// True when the bytes are another framework's memory, held without a
+    /// copy ([`from_foreign`](Self::from_foreign)).
+    pub fn is_foreign(&self) -> bool {
+        matches!(&self.bytes, Bytes::Shared(raw) if matches!(**raw, RawBuffer::Foreign { .. }))
     }
 
     /// The address of the first byte ([`HOST_ALIGNMENT`]-aligned, or
@@ -250,7 +375,7 @@ impl HostBuffer {
         match &self.bytes {
             Bytes::Inline { .. } => true,
             // No weak references are ever handed out.
-            Bytes::Shared(raw) => Arc::strong_count(raw) == 1,
+            Bytes::Shared(raw) => Arc::strong_count(raw) == 1 && raw.is_writable(),
         }
     }
 

@@ -1,0 +1,297 @@
+//! opreg kernels run by TensorFlow: built once per node from its NodeDef
+//! with opreg's own construction context, computed on TensorFlow's tensors
+//! without copying them, every error (and panic) turned into a TensorFlow
+//! status.
+
+use std::ffi::{c_int, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use prost::Message;
+use registry_core::device::cpu_device;
+use registry_core::kernel::{
+    ForeignForwarding, Forwarded, KernelError, NodeInfo, OpKernel, OpKernelConstruction,
+    OpKernelContext,
+};
+use registry_core::node_def::in_out_types_for_node;
+use registry_core::proto::NodeDef;
+use registry_core::tensor::{Tensor, TensorShape};
+use smallvec::SmallVec;
+
+use crate::api::{TF_OpKernelConstruction, TF_OpKernelContext, TfApi};
+use crate::load::{LoadedKernel, loaded};
+use crate::status::{Status, kernel_error_code};
+use crate::tensors::{from_tf, to_tf};
+
+/// An opreg kernel built for one TensorFlow node.
+struct BridgedKernel {
+    api: &'static TfApi,
+    kernel: Box<dyn OpKernel>,
+    info: NodeInfo,
+}
+
+/// Builds the kernel of create slot `slot` for the node TensorFlow is
+/// constructing; on failure, reports it to TensorFlow and returns null.
+///
+/// # Safety
+/// `ctx` must be TensorFlow's live construction context.
+pub(crate) unsafe fn create(slot: usize, ctx: *mut TF_OpKernelConstruction) -> *mut c_void {
+    let Some((api, kernel)) = loaded().and_then(|l| Some((l.api, l.kernels.get(slot)?))) else {
+        return std::ptr::null_mut();
+    };
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `ctx` is live (the caller's promise).
+        unsafe { build(api, kernel, ctx) }
+    }))
+    .unwrap_or_else(|panic| Err(KernelError::from_panic(&*panic)));
+    match built {
+        Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
+        Err(e) => {
+            let status = Status::error(api, kernel_error_code(&e), &e.to_string());
+            // SAFETY: `ctx` is live; TF copies the status.
+            unsafe { (api.TF_OpKernelConstruction_Failure)(ctx, status.raw()) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Reads the node's NodeDef from TensorFlow and builds the kernel.
+///
+/// # Safety
+/// `ctx` must be TensorFlow's live construction context.
+unsafe fn build(
+    api: &'static TfApi,
+    kernel: &LoadedKernel,
+    ctx: *mut TF_OpKernelConstruction,
+) -> Result<BridgedKernel, KernelError> {
+    let status = Status::new(api);
+    // SAFETY: `ctx` and `status` are live.
+    let buffer = unsafe { (api.TF_OpKernelConstruction_GetNodeDef)(ctx, status.raw()) };
+    status
+        .check()
+        .map_err(|(_, message)| KernelError::internal(format!("reading the NodeDef: {message}")))?;
+    if buffer.is_null() {
+        return Err(KernelError::internal("TensorFlow gave no NodeDef"));
+    }
+    // SAFETY: a TF_Buffer from TensorFlow holds `length` bytes at `data`
+    // until it is deleted, below.
+    let node = unsafe {
+        let bytes = std::slice::from_raw_parts((*buffer).data.cast::<u8>(), (*buffer).length);
+        let node = NodeDef::decode(bytes);
+        (api.TF_DeleteBuffer)(buffer);
+        node
+    }
+    .map_err(|e| KernelError::internal(format!("TensorFlow's NodeDef does not decode: {e}")))?;
+    let op_def = &kernel.op_def;
+    let (input_types, output_types) = in_out_types_for_node(&node, op_def)
+        .map_err(|e| KernelError::invalid_argument(e.to_string()))?;
+    let device = cpu_device();
+    let construction =
+        OpKernelConstruction::new(&node, op_def, &**device, &input_types, &output_types);
+    let built = (kernel.registration.factory)(&construction)?;
+    Ok(BridgedKernel {
+        api,
+        kernel: built,
+        info: NodeInfo::new(node.name, node.op, "CPU", input_types, output_types),
+    })
+}
+
+/// TensorFlow's compute function of every bridged kernel.
+///
+/// # Safety
+/// `kernel` must come from [`create`] and `ctx` be TensorFlow's live
+/// kernel context.
+pub(crate) unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut TF_OpKernelContext) {
+    // SAFETY: `kernel` is a `BridgedKernel` made by `create` and not yet
+    // deleted (TensorFlow's promise).
+    let kernel = unsafe { &*kernel.cast::<BridgedKernel>() };
+    let api = kernel.api;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `ctx` is live for the call.
+        unsafe { run(kernel, ctx) }
+    }))
+    .unwrap_or_else(|panic| Err(KernelError::from_panic(&*panic)));
+    if let Err(e) = result {
+        let status = Status::error(api, kernel_error_code(&e), &e.to_string());
+        // SAFETY: `ctx` is live; TF copies the status.
+        unsafe { (api.TF_OpKernelContext_Failure)(ctx, status.raw()) };
+    }
+}
+
+/// TensorFlow's delete function of every bridged kernel.
+///
+/// # Safety
+/// `kernel` must come from [`create`], deleted once.
+pub(crate) unsafe extern "C" fn delete(kernel: *mut c_void) {
+    if !kernel.is_null() {
+        // SAFETY: made by `Box::into_raw` in `create`, deleted once.
+        drop(unsafe { Box::from_raw(kernel.cast::<BridgedKernel>()) });
+    }
+}
+
+/// One compute: TensorFlow's inputs wrapped, the opreg kernel run, its
+/// outputs handed to TensorFlow.
+///
+/// # Safety
+/// `ctx` must be TensorFlow's live kernel context.
+unsafe fn run(kernel: &BridgedKernel, ctx: *mut TF_OpKernelContext) -> Result<(), KernelError> {
+    let api = kernel.api;
+    let status = Status::new(api);
+    // SAFETY: `ctx` is live.
+    let (num_inputs, num_outputs) = unsafe { ((api.TF_NumInputs)(ctx), (api.TF_NumOutputs)(ctx)) };
+    let info = &kernel.info;
+    if num_inputs as usize != info.input_types().len()
+        || num_outputs as usize != info.output_types().len()
+    {
+        return Err(KernelError::internal(format!(
+            "TensorFlow gave {num_inputs} inputs and {num_outputs} outputs; the node has {} and {}",
+            info.input_types().len(),
+            info.output_types().len()
+        )));
+    }
+    let mut inputs = SmallVec::<[Option<Tensor>; 4]>::new();
+    for index in 0..num_inputs {
+        // SAFETY: `ctx` is live and `index` below its input count.
+        let tensor = unsafe { get_input(api, ctx, index, &status) }?;
+        let expected = info.input_types()[index as usize];
+        if tensor.dtype() != expected {
+            return Err(KernelError::InputDtype {
+                index: index as usize,
+                expected,
+                actual: tensor.dtype(),
+            });
+        }
+        inputs.push(Some(tensor));
+    }
+    let mut outputs = SmallVec::<[Option<Tensor>; 2]>::new();
+    outputs.resize_with(num_outputs as usize, || None);
+    let mut forwarding = TfForwarding {
+        api,
+        ctx,
+        set: SmallVec::new(),
+    };
+    {
+        let device = cpu_device();
+        let mut context = OpKernelContext::new(info, &**device, &mut inputs, &mut outputs)
+            .with_foreign_forwarding(&mut forwarding);
+        kernel.kernel.compute(&mut context)?;
+    }
+    // TensorFlow's inputs are released before its outputs are set.
+    drop(inputs);
+    for (index, slot) in outputs.iter_mut().enumerate() {
+        let tensor = slot.take().ok_or(KernelError::MissingOutput { index })?;
+        if forwarding.already_set(index, &tensor) {
+            continue;
+        }
+        let raw = to_tf(api, &tensor)?;
+        // SAFETY: `ctx` is live, `index` below its output count, and `raw`
+        // a live handle, deleted after TensorFlow took its reference.
+        unsafe {
+            (api.TF_SetOutput)(ctx, index as c_int, raw, status.raw());
+            (api.TF_DeleteTensor)(raw);
+        }
+        status.check().map_err(|(_, message)| {
+            KernelError::internal(format!("setting output {index}: {message}"))
+        })?;
+    }
+    Ok(())
+}
+
+/// Input `index` of the call, wrapped.
+///
+/// # Safety
+/// `ctx` must be live and `index` below its input count.
+unsafe fn get_input(
+    api: &'static TfApi,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+    status: &Status<'_>,
+) -> Result<Tensor, KernelError> {
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: the caller's promise; `raw` receives a new handle.
+    unsafe { (api.TF_GetInput)(ctx, index, &mut raw, status.raw()) };
+    status.check().map_err(|(_, message)| {
+        KernelError::internal(format!("reading input {index}: {message}"))
+    })?;
+    // SAFETY: TF_GetInput succeeded: `raw` is a live handle we own.
+    unsafe { from_tf(api, raw, false) }
+}
+
+/// Forwarding of TensorFlow's inputs: TensorFlow decides, with its own
+/// reference counts (`TF_ForwardInputOrAllocateOutput`).
+struct TfForwarding {
+    api: &'static TfApi,
+    ctx: *mut TF_OpKernelContext,
+    /// Outputs TensorFlow already holds (forwarded inputs): index, data
+    /// address and shape.
+    set: SmallVec<[(usize, usize, TensorShape); 1]>,
+}
+
+impl std::fmt::Debug for TfForwarding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TfForwarding")
+            .field("set", &self.set)
+            .finish()
+    }
+}
+
+impl TfForwarding {
+    /// True when output `index` is a forwarded input TensorFlow already
+    /// holds, unchanged (same memory and shape).
+    fn already_set(&self, index: usize, tensor: &Tensor) -> bool {
+        let address = tensor.host_buffer().map(|b| b.as_ptr() as usize);
+        self.set
+            .iter()
+            .any(|(i, a, shape)| *i == index && Some(*a) == address && shape == tensor.shape())
+    }
+}
+
+impl ForeignForwarding for TfForwarding {
+    fn forward(
+        &mut self,
+        input: usize,
+        output: usize,
+        shape: &TensorShape,
+    ) -> Result<Forwarded, KernelError> {
+        let api = self.api;
+        let status = Status::new(api);
+        let dims: SmallVec<[i64; 4]> = shape.dims().iter().map(|&d| d as i64).collect();
+        let candidate = input as c_int;
+        let mut forwarded: c_int = -1;
+        // SAFETY: `ctx` is live for the compute call this forwarding
+        // belongs to; the indices are the node's; `dims` outlives the call.
+        let raw = unsafe {
+            (api.TF_ForwardInputOrAllocateOutput)(
+                self.ctx,
+                &candidate,
+                1,
+                output as c_int,
+                dims.as_ptr(),
+                dims.len() as c_int,
+                &mut forwarded,
+                status.raw(),
+            )
+        };
+        status.check().map_err(|(_, message)| {
+            KernelError::internal(format!("forwarding input {input}: {message}"))
+        })?;
+        if forwarded == candidate {
+            // SAFETY: a live output handle we own, over the input's buffer,
+            // which TensorFlow hands over for writing.
+            let tensor = unsafe { from_tf(api, raw, true) }?;
+            if let Some(buffer) = tensor.host_buffer().filter(|b| b.is_foreign()) {
+                self.set
+                    .push((output, buffer.as_ptr() as usize, shape.clone()));
+            }
+            return Ok(Forwarded::Output(tensor));
+        }
+        if !raw.is_null() {
+            // TensorFlow allocated the output instead; the kernel's own
+            // output replaces it when the call ends.
+            // SAFETY: a live handle we own, deleted once.
+            unsafe { (api.TF_DeleteTensor)(raw) };
+        }
+        // SAFETY: `ctx` is live and `input` one of its inputs.
+        let again = unsafe { get_input(api, self.ctx, candidate, &status) }?;
+        Ok(Forwarded::Kept(again))
+    }
+}
