@@ -13,11 +13,11 @@ use registry_core::kernel::{
     OpKernelContext,
 };
 use registry_core::node_def::in_out_types_for_node;
-use registry_core::proto::NodeDef;
+use registry_core::proto::{DataType, DataTypeExt, NodeDef};
 use registry_core::tensor::{Tensor, TensorShape};
 use smallvec::SmallVec;
 
-use crate::api::{TF_OpKernelConstruction, TF_OpKernelContext, TfApi};
+use crate::api::{TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor, TfApi};
 use crate::load::{LoadedKernel, loaded};
 use crate::status::{Status, kernel_error_code};
 use crate::tensors::{from_tf, to_tf};
@@ -167,7 +167,7 @@ unsafe fn run(kernel: &BridgedKernel, ctx: *mut TF_OpKernelContext) -> Result<()
     let mut forwarding = TfForwarding {
         api,
         ctx,
-        set: SmallVec::new(),
+        held: SmallVec::new(),
     };
     {
         let device = cpu_device();
@@ -179,19 +179,7 @@ unsafe fn run(kernel: &BridgedKernel, ctx: *mut TF_OpKernelContext) -> Result<()
     drop(inputs);
     for (index, slot) in outputs.iter_mut().enumerate() {
         let tensor = slot.take().ok_or(KernelError::MissingOutput { index })?;
-        if forwarding.already_set(index, &tensor) {
-            continue;
-        }
-        let raw = to_tf(api, &tensor)?;
-        // SAFETY: `ctx` is live, `index` below its output count, and `raw`
-        // a live handle, deleted after TensorFlow took its reference.
-        unsafe {
-            (api.TF_SetOutput)(ctx, index as c_int, raw, status.raw());
-            (api.TF_DeleteTensor)(raw);
-        }
-        status.check().map_err(|(_, message)| {
-            KernelError::internal(format!("setting output {index}: {message}"))
-        })?;
+        forwarding.hand_over(index, &tensor, &status)?;
     }
     Ok(())
 }
@@ -217,31 +205,80 @@ unsafe fn get_input(
 }
 
 /// Forwarding of TensorFlow's inputs: TensorFlow decides, with its own
-/// reference counts (`TF_ForwardInputOrAllocateOutput`).
+/// reference counts (`TF_ForwardInputOrAllocateOutput`). TensorFlow sets
+/// the output either way (the input's buffer, or a new one when it refuses)
+/// and an output cannot be set twice, so the outputs it holds are
+/// remembered: a refused forward's buffer is what the kernel's
+/// `allocate_output` then gets.
 struct TfForwarding {
     api: &'static TfApi,
     ctx: *mut TF_OpKernelContext,
-    /// Outputs TensorFlow already holds (forwarded inputs): index, data
-    /// address and shape.
-    set: SmallVec<[(usize, usize, TensorShape); 1]>,
+    held: SmallVec<[HeldOutput; 1]>,
+}
+
+/// An output TensorFlow already holds.
+struct HeldOutput {
+    index: usize,
+    /// Our handle of it, until it is wrapped for the kernel.
+    unclaimed: Option<*mut TF_Tensor>,
+    /// Its data's address.
+    address: usize,
+    shape: TensorShape,
 }
 
 impl std::fmt::Debug for TfForwarding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TfForwarding")
-            .field("set", &self.set)
-            .finish()
+        let held: Vec<usize> = self.held.iter().map(|h| h.index).collect();
+        f.debug_struct("TfForwarding").field("held", &held).finish()
+    }
+}
+
+impl Drop for TfForwarding {
+    fn drop(&mut self) {
+        for raw in self.held.iter_mut().filter_map(|h| h.unclaimed.take()) {
+            // SAFETY: an unclaimed handle we own, deleted once.
+            unsafe { (self.api.TF_DeleteTensor)(raw) };
+        }
     }
 }
 
 impl TfForwarding {
-    /// True when output `index` is a forwarded input TensorFlow already
-    /// holds, unchanged (same memory and shape).
-    fn already_set(&self, index: usize, tensor: &Tensor) -> bool {
-        let address = tensor.host_buffer().map(|b| b.as_ptr() as usize);
-        self.set
-            .iter()
-            .any(|(i, a, shape)| *i == index && Some(*a) == address && shape == tensor.shape())
+    /// Gives TensorFlow output `index`, which it may already hold: nothing
+    /// to do when the kernel wrote TensorFlow's own buffer, a copy into it
+    /// when the kernel made another of the same shape, and a new
+    /// `TF_Tensor` over the kernel's buffer otherwise.
+    fn hand_over(&self, index: usize, tensor: &Tensor, status: &Status<'_>) -> Result<(), KernelError> {
+        let api = self.api;
+        if let Some(held) = self.held.iter().find(|h| h.index == index) {
+            let bytes = tensor.as_bytes()?;
+            if bytes.as_ptr() as usize == held.address && *tensor.shape() == held.shape {
+                return Ok(());
+            }
+            if *tensor.shape() != held.shape {
+                return Err(KernelError::internal(format!(
+                    "output {index} has shape {}, but TensorFlow already holds it with shape {} (from a forwarding request)",
+                    tensor.shape(),
+                    held.shape
+                )));
+            }
+            // SAFETY: TensorFlow holds the output, `bytes.len()` bytes (same
+            // dtype and shape) at `address`, written by nobody else during
+            // this call; the kernel's buffer is another allocation.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), held.address as *mut u8, bytes.len());
+            }
+            return Ok(());
+        }
+        let raw = to_tf(api, tensor)?;
+        // SAFETY: `ctx` is live, `index` below its output count, and `raw` a
+        // live handle, deleted after TensorFlow took its reference.
+        unsafe {
+            (api.TF_SetOutput)(self.ctx, index as c_int, raw, status.raw());
+            (api.TF_DeleteTensor)(raw);
+        }
+        status
+            .check()
+            .map_err(|(_, message)| KernelError::internal(format!("setting output {index}: {message}")))
     }
 }
 
@@ -254,6 +291,12 @@ impl ForeignForwarding for TfForwarding {
     ) -> Result<Forwarded, KernelError> {
         let api = self.api;
         let status = Status::new(api);
+        if self.held.iter().any(|h| h.index == output) {
+            // TensorFlow holds this output already: it cannot take another.
+            // SAFETY: `ctx` is live and `input` one of its inputs.
+            let again = unsafe { get_input(api, self.ctx, input as c_int, &status) }?;
+            return Ok(Forwarded::Kept(again));
+        }
         let dims: SmallVec<[i64; 4]> = shape.dims().iter().map(|&d| d as i64).collect();
         let candidate = input as c_int;
         let mut forwarded: c_int = -1;
@@ -271,27 +314,81 @@ impl ForeignForwarding for TfForwarding {
                 status.raw(),
             )
         };
-        status.check().map_err(|(_, message)| {
-            KernelError::internal(format!("forwarding input {input}: {message}"))
-        })?;
+        status
+            .check()
+            .map_err(|(_, message)| KernelError::internal(format!("forwarding input {input}: {message}")))?;
+        if raw.is_null() {
+            return Err(KernelError::internal(format!("TensorFlow gave no output {output}")));
+        }
+        // SAFETY: `raw` is a live handle we own.
+        let address = unsafe { (api.TF_TensorData)(raw) } as usize;
+        let mut held = HeldOutput {
+            index: output,
+            unclaimed: None,
+            address,
+            shape: shape.clone(),
+        };
         if forwarded == candidate {
             // SAFETY: a live output handle we own, over the input's buffer,
             // which TensorFlow hands over for writing.
             let tensor = unsafe { from_tf(api, raw, true) }?;
-            if let Some(buffer) = tensor.host_buffer().filter(|b| b.is_foreign()) {
-                self.set
-                    .push((output, buffer.as_ptr() as usize, shape.clone()));
+            if tensor.host_buffer().is_some_and(|b| b.is_foreign()) {
+                self.held.push(held);
+            } else {
+                // A small buffer, copied: its bytes go back when the call ends.
+                held.address = tensor.as_bytes()?.as_ptr() as usize;
+                self.held.push(held);
             }
             return Ok(Forwarded::Output(tensor));
         }
-        if !raw.is_null() {
-            // TensorFlow allocated the output instead; the kernel's own
-            // output replaces it when the call ends.
-            // SAFETY: a live handle we own, deleted once.
-            unsafe { (api.TF_DeleteTensor)(raw) };
-        }
+        held.unclaimed = Some(raw);
+        self.held.push(held);
         // SAFETY: `ctx` is live and `input` one of its inputs.
         let again = unsafe { get_input(api, self.ctx, candidate, &status) }?;
         Ok(Forwarded::Kept(again))
     }
+
+    fn allocated_output(
+        &mut self,
+        index: usize,
+        dtype: DataType,
+        shape: &TensorShape,
+    ) -> Result<Option<Tensor>, KernelError> {
+        let Some(held) = self.held.iter_mut().find(|h| h.index == index && h.unclaimed.is_some()) else {
+            return Ok(None);
+        };
+        if held.shape != *shape {
+            return Ok(None);
+        }
+        let Some(raw) = held.unclaimed.take() else {
+            return Ok(None);
+        };
+        // SAFETY: an output handle we own; TensorFlow allocated its buffer
+        // for this output alone, so the kernel may write it.
+        let mut tensor = unsafe { from_tf(self.api, raw, true) }?;
+        if tensor.dtype() != dtype {
+            return Err(KernelError::internal(format!(
+                "TensorFlow allocated output {index} as {}, the node declares {}",
+                tensor.dtype().type_name(),
+                dtype.type_name()
+            )));
+        }
+        if tensor.host_buffer().is_some_and(|b| !b.is_foreign()) {
+            // Copied (small): the bytes go back when the call ends.
+            return Ok(Some(tensor));
+        }
+        zero_fill(&mut tensor)?;
+        Ok(Some(tensor))
+    }
+}
+
+/// Zeroes a tensor TensorFlow allocated (its bytes are uninitialised;
+/// opreg's host outputs start at zero).
+fn zero_fill(tensor: &mut Tensor) -> Result<(), KernelError> {
+    if tensor.dtype() == DataType::DtBool {
+        tensor.as_mut_slice::<bool>()?.fill(false);
+    } else {
+        tensor.as_mut_bytes()?.fill(0);
+    }
+    Ok(())
 }

@@ -366,14 +366,21 @@ fn register_op(api: &TfApi, op: &PlannedOp) -> Result<(), String> {
         for output in &spec.outputs {
             (api.TF_OpDefinitionBuilderAddOutput)(builder, c_string(output).as_ptr());
         }
+        // TensorFlow's setters ignore their bool and set the flag: call
+        // them only for the flags that are set.
         let op_def = &op.op_def;
-        (api.TF_OpDefinitionBuilderSetIsCommutative)(builder, op_def.is_commutative);
-        (api.TF_OpDefinitionBuilderSetIsAggregate)(builder, op_def.is_aggregate);
-        (api.TF_OpDefinitionBuilderSetIsStateful)(builder, op_def.is_stateful);
-        (api.TF_OpDefinitionBuilderSetAllowsUninitializedInput)(
-            builder,
-            op_def.allows_uninitialized_input,
-        );
+        if op_def.is_commutative {
+            (api.TF_OpDefinitionBuilderSetIsCommutative)(builder, true);
+        }
+        if op_def.is_aggregate {
+            (api.TF_OpDefinitionBuilderSetIsAggregate)(builder, true);
+        }
+        if op_def.is_stateful {
+            (api.TF_OpDefinitionBuilderSetIsStateful)(builder, true);
+        }
+        if op_def.allows_uninitialized_input {
+            (api.TF_OpDefinitionBuilderSetAllowsUninitializedInput)(builder, true);
+        }
         if let Some(deprecation) = &op_def.deprecation {
             let explanation = c_string(&deprecation.explanation);
             (api.TF_OpDefinitionBuilderDeprecated)(

@@ -83,13 +83,24 @@ fn workspace_artifacts() -> &'static [(String, Vec<PathBuf>)] {
 
 /// The cdylib of `examples/zero_out` (`libzero_out.so`).
 pub fn zero_out_library() -> PathBuf {
+    workspace_library("zero_out")
+}
+
+/// The cdylib of `tests/tf-fixture-ops` (`libtf_fixture_ops.so`), the
+/// TensorFlow host tests' fixture.
+pub fn tf_fixture_library() -> PathBuf {
+    workspace_library("tf_fixture_ops")
+}
+
+/// The cdylib of the workspace's library target `name`.
+fn workspace_library(name: &str) -> PathBuf {
     workspace_artifacts()
         .iter()
-        .filter(|(name, _)| name == "zero_out")
+        .filter(|(target, _)| target == name)
         .flat_map(|(_, files)| files)
         .find(|f| is_dylib(f))
         .cloned()
-        .expect("cargo reports zero_out's cdylib")
+        .unwrap_or_else(|| panic!("cargo reports no cdylib of {name}"))
 }
 
 /// The `opreg` executable.

@@ -64,15 +64,26 @@ pub struct OpKernelContext<'a> {
 /// and attaches it with [`OpKernelContext::with_foreign_forwarding`].
 pub trait ForeignForwarding: std::fmt::Debug {
     /// Asks the framework to hand input `input`'s buffer over as output
-    /// `output` with `shape` (the input's). The context has already dropped
-    /// its handle of the input. Returns the output to write in place, or
-    /// the input again (for reading) when the framework keeps the buffer.
+    /// `output` with `shape` (the input's element count). The context has
+    /// already dropped its handle of the input. Returns the output to write
+    /// in place, or the input again (for reading) when the framework keeps
+    /// the buffer.
     fn forward(
         &mut self,
         input: usize,
         output: usize,
         shape: &TensorShape,
     ) -> Result<Forwarded, KernelError>;
+
+    /// A zero-filled output `index` of `dtype` and `shape` in memory the
+    /// framework has already allocated for it (TensorFlow allocates the
+    /// output when it refuses a forward), or `None` to allocate as usual.
+    fn allocated_output(
+        &mut self,
+        index: usize,
+        dtype: DataType,
+        shape: &TensorShape,
+    ) -> Result<Option<Tensor>, KernelError>;
 }
 
 /// The answer of [`ForeignForwarding::forward`].
@@ -204,6 +215,11 @@ impl<'a> OpKernelContext<'a> {
     ) -> Result<&mut Tensor, KernelError> {
         let dtype = self.output_type(index)?;
         let shape = shape.into_shape()?;
+        if let Some(foreign) = self.foreign.as_deref_mut()
+            && let Some(tensor) = foreign.allocated_output(index, dtype, &shape)?
+        {
+            return Ok(self.output_slot(index)?.insert(tensor));
+        }
         if self.info.output_in_host_memory(index) {
             return Ok(Tensor::zeros_in(self.output_slot(index)?, dtype, shape)?);
         }
@@ -286,6 +302,18 @@ impl<'a> OpKernelContext<'a> {
     /// holds the input's values (with its shape).
     #[inline]
     pub fn forward_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
+        self.forward_input_as(input, output, None)
+    }
+
+    /// [`forward_input`](Self::forward_input), the output to get `shape`
+    /// when given (a foreign buffer's owner is asked for that shape).
+    #[inline]
+    fn forward_input_as(
+        &mut self,
+        input: usize,
+        output: usize,
+        shape: Option<&TensorShape>,
+    ) -> Result<bool, KernelError> {
         let dtype = self.output_type(output)?;
         let tensor = self.input(input)?;
         if tensor.dtype() != dtype || tensor.is_on_host() != self.info.output_in_host_memory(output)
@@ -293,7 +321,7 @@ impl<'a> OpKernelContext<'a> {
             return Ok(false);
         }
         if !tensor.is_unique() {
-            return self.forward_foreign_input(input, output);
+            return self.forward_foreign_input(input, output, shape);
         }
         let tensor = self.take_input(input)?;
         *self.output_slot(output)? = Some(tensor);
@@ -304,7 +332,12 @@ impl<'a> OpKernelContext<'a> {
     /// unique: when it is foreign memory held by this context alone, the
     /// [`ForeignForwarding`] asks its owner.
     #[cold]
-    fn forward_foreign_input(&mut self, input: usize, output: usize) -> Result<bool, KernelError> {
+    fn forward_foreign_input(
+        &mut self,
+        input: usize,
+        output: usize,
+        shape: Option<&TensorShape>,
+    ) -> Result<bool, KernelError> {
         let held_here_only = self
             .input(input)?
             .host_buffer()
@@ -316,7 +349,7 @@ impl<'a> OpKernelContext<'a> {
             return Ok(false);
         };
         let released = self.take_input(input)?;
-        let shape = released.shape().clone();
+        let shape = shape.unwrap_or(released.shape()).clone();
         drop(released);
         let answer = forwarding.forward(input, output, &shape);
         self.foreign = Some(forwarding);
@@ -347,7 +380,7 @@ impl<'a> OpKernelContext<'a> {
         if self.input(input)?.num_elements() != shape.num_elements() {
             return Ok(false);
         }
-        if !self.forward_input(input, output)? {
+        if !self.forward_input_as(input, output, Some(shape))? {
             return Ok(false);
         }
         let slot = self.output_slot(output)?;

@@ -1,0 +1,562 @@
+//! The example op library (`examples/zero_out`) and a fixture library
+//! (`tests/tf-fixture-ops`) loaded into real TensorFlow 2.21 with
+//! `tf.load_op_library`, driven by `tests/python/tf_host.py`:
+//!
+//! - the OpDefs TensorFlow holds are opreg's, byte for byte (without Doc
+//!   text, which TensorFlow's C API cannot set);
+//! - random calls (shapes, dtypes, `N`, attrs) in eager mode, inside
+//!   `tf.function` and in a TF 1 graph `Session` give exactly what opreg's
+//!   own executor gives for the same library and inputs;
+//! - `tf.function` sees the shapes opreg's shape functions infer;
+//! - kernel and shape errors are TensorFlow exceptions of the matching kind
+//!   with opreg's message, a kernel panic included;
+//! - an op TensorFlow already has stays TensorFlow's, and loading a library
+//!   twice (same path, and a copy) changes nothing.
+//!
+//! TensorFlow comes from `OPREG_TF_PYTHON`, or the virtual environment
+//! `scripts/install-tf.sh` makes in `.cache/tf` (the README's test command
+//! runs it). Without it the tests print "skipped:" and pass, unless
+//! `OPREG_REQUIRE_TF=1` (set by `.ci/run`), which fails them.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use opreg_runtime::library::load_op_library;
+use opreg_runtime::{Graph, Session};
+use opreg_tests::op_library::{tf_fixture_library, zero_out_library};
+use opreg_tests::workspace_root;
+use prost::Message;
+use registry_core::OpRegistry;
+use registry_core::proto::{AttrValue, DataType, DataTypeExt, GraphDef, NodeDef};
+use registry_core::shape::Shape;
+use registry_core::tensor::Tensor;
+use serde_json::{Value, json};
+
+/// TensorFlow's Python, or `None` (after saying why) when the tests skip.
+fn python() -> Option<PathBuf> {
+    let required = std::env::var("OPREG_REQUIRE_TF").is_ok_and(|v| v == "1");
+    let python = std::env::var_os("OPREG_TF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join(".cache/tf/bin/python"));
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        !required,
+        "OPREG_REQUIRE_TF=1 but TensorFlow's python is not at {} (run scripts/install-tf.sh)",
+        python.display()
+    );
+    eprintln!(
+        "skipped: no TensorFlow at {} (scripts/install-tf.sh installs it)",
+        python.display()
+    );
+    None
+}
+
+/// Runs the driver script on `request`; its report and stderr.
+fn run_tensorflow(python: &PathBuf, name: &str, request: &str) -> (Value, String) {
+    let dir = std::env::temp_dir().join(format!("opreg-tf-host-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let request_path = dir.join("request.json");
+    let report_path = dir.join("report.json");
+    std::fs::write(&request_path, request).expect("write the request");
+    let output = Command::new(python)
+        .arg(workspace_root().join("tests/python/tf_host.py"))
+        .arg(&request_path)
+        .arg(&report_path)
+        .output()
+        .expect("run TensorFlow's python");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "tf_host.py failed:\n{stderr}");
+    let report = std::fs::read_to_string(&report_path).expect("the report");
+    let _ = std::fs::remove_dir_all(&dir);
+    (serde_json::from_str(&report).expect("report JSON"), stderr)
+}
+
+/// A small deterministic generator (splitmix64), so that failures replay.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn shape(&mut self, max_rank: usize, max_dim: usize) -> Vec<usize> {
+        (0..self.below(max_rank + 1))
+            .map(|_| self.below(max_dim + 1))
+            .collect()
+    }
+
+    /// A tensor of `dtype` and `shape` with small values (exact in every
+    /// dtype, so sums do not depend on rounding order).
+    fn tensor(&mut self, dtype: DataType, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        let values: Vec<f64> = (0..n).map(|_| self.below(41) as f64 - 20.0).collect();
+        Tensor::from_f64(dtype, shape.to_vec(), &values).expect("a tensor")
+    }
+}
+
+fn numpy_name(dtype: DataType) -> &'static str {
+    match dtype {
+        DataType::DtFloat => "float32",
+        DataType::DtDouble => "float64",
+        DataType::DtInt32 => "int32",
+        other => panic!("no numpy name for {}", other.type_name()),
+    }
+}
+
+fn to_json(t: &Tensor) -> Value {
+    let hex: String = t
+        .as_bytes()
+        .expect("host bytes")
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    json!({"dtype": numpy_name(t.dtype()), "shape": t.dims(), "hex": hex})
+}
+
+/// `(dtype name, shape, bytes)` of a tensor as the report writes it.
+fn from_json(v: &Value) -> (String, Vec<usize>, Vec<u8>) {
+    let hex = v["hex"].as_str().expect("hex");
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex byte"))
+        .collect();
+    let shape = v["shape"]
+        .as_array()
+        .expect("shape")
+        .iter()
+        .map(|d| d.as_u64().expect("dim") as usize)
+        .collect();
+    (v["dtype"].as_str().expect("dtype").to_owned(), shape, bytes)
+}
+
+/// One call of an op of the library: its inputs (a list for a list arg)
+/// and attrs, for TensorFlow and for opreg.
+struct Call {
+    op: &'static str,
+    function: &'static str,
+    args: Vec<Vec<Tensor>>,
+    list_arg: Vec<bool>,
+    attrs: Vec<(&'static str, AttrValue)>,
+    py_attrs: Value,
+    /// For calls that must fail: the text every error message carries.
+    error: Option<&'static str>,
+}
+
+impl Call {
+    fn request(&self) -> Value {
+        let args: Vec<Value> = self
+            .args
+            .iter()
+            .zip(&self.list_arg)
+            .map(|(a, &list)| {
+                if list {
+                    Value::Array(a.iter().map(to_json).collect())
+                } else {
+                    to_json(&a[0])
+                }
+            })
+            .collect();
+        json!({"function": self.function, "args": args, "attrs": self.py_attrs})
+    }
+
+    /// The same call through opreg's executor: a graph of Placeholders and
+    /// the op, run by a Session.
+    fn run_opreg(&self) -> Result<Tensor, String> {
+        let inputs: Vec<&Tensor> = self.args.iter().flatten().collect();
+        let mut nodes: Vec<NodeDef> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| NodeDef {
+                name: format!("x{i}"),
+                op: "Placeholder".into(),
+                attr: [("dtype".to_owned(), AttrValue::from(t.dtype()))].into(),
+                ..Default::default()
+            })
+            .collect();
+        nodes.push(NodeDef {
+            name: "y".into(),
+            op: self.op.into(),
+            input: (0..inputs.len()).map(|i| format!("x{i}")).collect(),
+            attr: self
+                .attrs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect(),
+            ..Default::default()
+        });
+        let graph = Graph::new(GraphDef {
+            node: nodes,
+            ..Default::default()
+        })
+        .map_err(|e| e.to_string())?;
+        let session = Session::new(graph);
+        let names: Vec<String> = (0..inputs.len()).map(|i| format!("x{i}")).collect();
+        let feeds: Vec<(&str, Tensor)> = names
+            .iter()
+            .map(String::as_str)
+            .zip(inputs.iter().map(|t| (*t).clone()))
+            .collect();
+        let mut out = session.run(&feeds, &["y"]).map_err(|e| e.to_string())?;
+        Ok(out.remove(0))
+    }
+}
+
+fn zero_out_call(x: Tensor) -> Call {
+    Call {
+        op: "ZeroOut",
+        function: "zero_out",
+        args: vec![vec![x]],
+        list_arg: vec![false],
+        attrs: vec![],
+        py_attrs: json!({}),
+        error: None,
+    }
+}
+
+fn weighted_sum_call(values: Vec<Tensor>, weights: Tensor, normalize: bool) -> Call {
+    let dtype = weights.dtype();
+    let n = values.len() as i64;
+    Call {
+        op: "WeightedSum",
+        function: "weighted_sum",
+        args: vec![values, vec![weights]],
+        list_arg: vec![true, false],
+        attrs: vec![
+            ("N", AttrValue::from(n)),
+            ("T", AttrValue::from(dtype)),
+            ("normalize", AttrValue::from(normalize)),
+        ],
+        py_attrs: json!({"normalize": normalize}),
+        error: None,
+    }
+}
+
+/// Random calls of both example ops, and calls that must fail.
+fn example_calls() -> Vec<Call> {
+    let mut rng = Rng(0x0e1f_2a3b);
+    let mut calls = Vec::new();
+    for _ in 0..10 {
+        let shape = rng.shape(4, 5);
+        calls.push(zero_out_call(rng.tensor(DataType::DtInt32, &shape)));
+    }
+    // Large enough to be held without a copy.
+    calls.push(zero_out_call(rng.tensor(DataType::DtInt32, &[300, 400])));
+    for dtype in [DataType::DtFloat, DataType::DtDouble, DataType::DtInt32] {
+        for round in 0..6 {
+            let shape = if round == 5 {
+                vec![256, 256]
+            } else {
+                rng.shape(3, 5)
+            };
+            let n = 1 + rng.below(4);
+            let values = (0..n).map(|_| rng.tensor(dtype, &shape)).collect();
+            let mut weights: Vec<f64> = (0..n).map(|_| rng.below(9) as f64 - 4.0).collect();
+            let normalize = rng.below(2) == 1;
+            if normalize && weights.iter().sum::<f64>() == 0.0 {
+                weights[0] += 1.0;
+            }
+            let weights = Tensor::from_f64(dtype, vec![n], &weights).expect("weights");
+            calls.push(weighted_sum_call(values, weights, normalize));
+        }
+    }
+    let f = |shape: &[usize], v: f32| {
+        Tensor::from_vec(shape.to_vec(), vec![v; shape.iter().product()]).unwrap()
+    };
+    let mut mismatched = weighted_sum_call(vec![f(&[2], 1.0), f(&[3], 1.0)], f(&[2], 1.0), false);
+    mismatched.error = Some("values");
+    calls.push(mismatched);
+    let mut zero_sum = weighted_sum_call(
+        vec![f(&[2], 1.0), f(&[2], 1.0)],
+        Tensor::from_vec([2], vec![1.0f32, -1.0]).unwrap(),
+        true,
+    );
+    zero_sum.error = Some("normalize is set, but the weights sum to zero");
+    calls.push(zero_sum);
+    calls
+}
+
+/// Loads the example library into this process (opreg's host), once.
+fn load_zero_out() {
+    static LOADED: OnceLock<()> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        load_op_library(zero_out_library()).expect("opreg loads the example library");
+    });
+}
+
+/// The serialized OpDef TensorFlow should hold for `op`: opreg's, without
+/// Doc text.
+fn expected_op_def(op: &str) -> String {
+    let op_def = OpRegistry::global()
+        .look_up(op)
+        .expect("loaded")
+        .op_def()
+        .clone();
+    let bytes = opreg_tensorflow::without_docs(&op_def).encode_to_vec();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn check_outcome(call: &Call, mode: &str, theirs: &Value, ours: &Result<Tensor, String>) {
+    match (call.error, ours) {
+        (None, Ok(ours)) => {
+            let outputs = theirs.as_array().unwrap_or_else(|| {
+                panic!("{} in {mode}: TensorFlow failed: {theirs}", call.function)
+            });
+            let (dtype, shape, bytes) = from_json(&outputs[0]);
+            assert_eq!(
+                dtype,
+                numpy_name(ours.dtype()),
+                "{} in {mode}",
+                call.function
+            );
+            assert_eq!(shape, ours.dims(), "{} in {mode}", call.function);
+            assert!(
+                bytes == ours.as_bytes().unwrap(),
+                "{} in {mode}: values differ from opreg's for shape {shape:?}",
+                call.function
+            );
+        }
+        (Some(text), Err(ours)) => {
+            assert!(ours.contains(text), "opreg's error lacks {text:?}: {ours}");
+            let message = theirs["message"].as_str().unwrap_or_else(|| {
+                panic!(
+                    "{} in {mode} should fail with {text:?}, got {theirs}",
+                    call.function
+                )
+            });
+            assert!(
+                message.contains(text),
+                "{mode}: TensorFlow's error lacks {text:?}: {message}"
+            );
+            // Kernel errors are InvalidArgumentError; shape function errors
+            // in graph construction are the ValueError TensorFlow makes of
+            // them.
+            let kind = theirs["error"].as_str().unwrap_or_default();
+            assert!(
+                kind == "InvalidArgumentError" || kind == "ValueError",
+                "{mode}: error kind {kind}: {message}"
+            );
+        }
+        (expected, ours) => panic!(
+            "{}: expected error {expected:?}, opreg gave {ours:?}",
+            call.function
+        ),
+    }
+}
+
+#[test]
+fn the_example_library_runs_in_tensorflow_as_in_opreg() {
+    let Some(python) = python() else { return };
+    load_zero_out();
+    let calls = example_calls();
+    let shape_queries = [
+        (
+            "zero_out",
+            json!([{"dtype": "int32", "shape": [-1, 3]}]),
+            json!({}),
+        ),
+        (
+            "zero_out",
+            json!([{"dtype": "int32", "shape": null}]),
+            json!({}),
+        ),
+        (
+            "weighted_sum",
+            json!([[{"dtype": "float32", "shape": [-1, 3]}, {"dtype": "float32", "shape": [2, -1]}], {"dtype": "float32", "shape": [-1]}]),
+            json!({}),
+        ),
+        (
+            "weighted_sum",
+            json!([[{"dtype": "float64", "shape": null}, {"dtype": "float64", "shape": [4, -1, 2]}], {"dtype": "float64", "shape": [2]}]),
+            json!({"normalize": true}),
+        ),
+    ];
+    let request = json!({
+        "library": zero_out_library(),
+        "ops": ["ZeroOut", "WeightedSum"],
+        "cases": calls.iter().map(Call::request).collect::<Vec<_>>(),
+        "shapes": shape_queries.iter().map(|(f, args, attrs)| json!({"function": f, "args": args, "attrs": attrs})).collect::<Vec<_>>(),
+        "checks": ["load_twice"],
+    });
+    let (report, stderr) = run_tensorflow(&python, "example", &request.to_string());
+    assert_eq!(report["version"], "2.21.0");
+    for op in ["ZeroOut", "WeightedSum"] {
+        assert_eq!(
+            report["op_defs"][op].as_str(),
+            Some(expected_op_def(op).as_str()),
+            "{op}'s OpDef in TensorFlow"
+        );
+    }
+    for function in ["zero_out", "weighted_sum"] {
+        assert!(
+            report["functions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == function),
+            "TensorFlow made no wrapper {function}: {}",
+            report["functions"]
+        );
+    }
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), calls.len());
+    for (call, case) in calls.iter().zip(cases) {
+        let ours = call.run_opreg();
+        for mode in ["eager", "function", "session"] {
+            check_outcome(call, mode, &case[mode], &ours);
+        }
+    }
+    // The shapes tf.function infers are opreg's shape functions' answers.
+    let expected: [Value; 4] = [
+        json!([[-1, 3]]),
+        json!([null]),
+        json!([[2, 3]]),
+        json!([[4, -1, 2]]),
+    ];
+    for (i, want) in expected.iter().enumerate() {
+        assert_eq!(&report["shapes"][i], want, "shape query {i}");
+    }
+    let ours = OpRegistry::global()
+        .look_up("ZeroOut")
+        .unwrap()
+        .infer_shapes(
+            &NodeDef {
+                name: "z".into(),
+                op: "ZeroOut".into(),
+                ..Default::default()
+            },
+            &[Shape::from([-1, 3])],
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ours[0].to_string(), "[?,3]");
+    // Loading again: the same path gives the same module; a copy finds
+    // every op and kernel registered, adds nothing, and breaks nothing.
+    let twice = &report["load_twice"];
+    assert_eq!(twice["same_module_functions"], report["functions"]);
+    let copy: Vec<&str> = twice["copy_functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        !copy.contains(&"zero_out"),
+        "the copy re-registered ZeroOut: {copy:?}"
+    );
+    assert!(
+        stderr.contains(
+            "is not registered with TensorFlow: it has a kernel for the same device and types"
+        ),
+        "{stderr}"
+    );
+    let (_, _, after) = from_json(&twice["zero_out_after"]);
+    assert_eq!(
+        after,
+        [5i32, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>()
+    );
+}
+
+#[test]
+fn panics_clashes_and_construction_errors_reach_tensorflow_as_errors() {
+    let Some(python) = python() else { return };
+    let ones = Tensor::from_vec([3], vec![1.0f32; 3]).unwrap();
+    let x = to_json(&ones);
+    let request = json!({
+        "library": tf_fixture_library(),
+        "cases": [
+            {"function": "fixture_panic", "args": [x]},
+            {"function": "fixture_scale", "args": [x], "attrs": {"factor": "NAN"}},
+            {"function": "fixture_scale", "args": [x], "attrs": {"factor": 3.0}},
+        ],
+        "checks": ["clash", "forwarding"],
+    });
+    // JSON has no NaN; Python's json module reads this spelling of it.
+    let request = request.to_string().replace("\"NAN\"", "NaN");
+    let (report, stderr) = run_tensorflow(&python, "fixture", &request);
+    let functions: Vec<&str> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        functions.contains(&"fixture_panic") && functions.contains(&"fixture_scale"),
+        "{functions:?}"
+    );
+    let cases = report["cases"].as_array().expect("cases");
+    for mode in ["eager", "function", "session"] {
+        // A panic is caught at the boundary: an InternalError with its message.
+        let panic = &cases[0][mode];
+        assert_eq!(panic["error"], "InternalError", "{mode}: {panic}");
+        let message = panic["message"].as_str().unwrap();
+        assert!(
+            message.contains("the kernel panicked: the fixture kernel panicked on purpose"),
+            "{message}"
+        );
+        // A kernel that refuses its attrs when built: InvalidArgumentError.
+        let refused = &cases[1][mode];
+        assert_eq!(
+            refused["error"], "InvalidArgumentError",
+            "{mode}: {refused}"
+        );
+        let message = refused["message"].as_str().unwrap();
+        assert!(
+            message.contains("attr 'factor'") && message.contains("must be finite, got NaN"),
+            "{message}"
+        );
+        let (_, shape, bytes) = from_json(&cases[2][mode][0]);
+        assert_eq!(shape, [3]);
+        assert_eq!(
+            bytes,
+            Tensor::from_vec([3], vec![3.0f32; 3])
+                .unwrap()
+                .as_bytes()
+                .unwrap()
+        );
+    }
+    // Abs stays TensorFlow's: no wrapper, TF's kernels answer (the
+    // library's int8 "Abs" would return its input), TF's OpDef is kept.
+    let clash = &report["clash"];
+    assert_eq!(clash["wrapper"], false);
+    assert_eq!(from_json(&clash["abs_int8"]).2, [3u8, 4]);
+    assert_eq!(from_json(&clash["abs_float"]).2, 1.5f32.to_le_bytes());
+    let hex = clash["op_def"].as_str().unwrap();
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let abs = registry_core::proto::OpDef::decode(bytes.as_slice()).unwrap();
+    assert_eq!(
+        abs.attr[0].name, "T",
+        "TensorFlow's Abs was replaced: {abs:?}"
+    );
+    assert!(
+        stderr.contains("op 'Abs'") && stderr.contains("is not registered with TensorFlow"),
+        "{stderr}"
+    );
+    // In place or not, the kernel computes the same.
+    let forwarding = &report["forwarding"];
+    assert_eq!(
+        from_json(&forwarding["graph"]),
+        from_json(&forwarding["expected"])
+    );
+    let (_, _, eager) = from_json(&forwarding["eager"]);
+    let doubled: Vec<u8> = (1..=4096)
+        .flat_map(|i| (i as f32 * 2.0).to_le_bytes())
+        .collect();
+    assert_eq!(eager, doubled);
+}
