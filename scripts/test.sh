@@ -5,10 +5,13 @@
 #    (it needs no GPU, and with it the tests compile every GPU kernel source
 #    here; without it they print "skipped:", or fail when
 #    OPREG_REQUIRE_NVRTC=1, which .ci/run sets).
-# 2. `cargo test --workspace` (tests that need a GPU are ignored: they are
+# 2. TensorFlow 2.21 (tensorflow-cpu) from PyPI into .cache/tf, for the
+#    TensorFlow host tests (tests/tests/tensorflow_host.rs load the example
+#    op library with tf.load_op_library). A failed install fails the run.
+# 3. `cargo test --workspace` (tests that need a GPU are ignored: they are
 #    `#[ignore = "needs a GPU"]`, run by scripts/gpu-verify.sh).
-# 3. The example crate's GPU kernels (its `cuda` feature, off by default).
-# 4. The API docs, with every intra-doc link resolved (`-D warnings`).
+# 4. The example crate's GPU kernels (its `cuda` feature, off by default).
+# 5. The API docs, with every intra-doc link resolved (`-D warnings`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if nvrtc_lib="$(scripts/install-nvrtc.sh 2>/dev/null)"; then
@@ -17,6 +20,9 @@ if nvrtc_lib="$(scripts/install-nvrtc.sh 2>/dev/null)"; then
 else
     echo "NVRTC could not be installed: GPU kernel sources will not be compiled (their tests skip, or fail under OPREG_REQUIRE_NVRTC=1)"
 fi
+OPREG_TF_PYTHON="$(scripts/install-tf.sh)"
+export OPREG_TF_PYTHON
+echo "TensorFlow: $OPREG_TF_PYTHON"
 cargo test --workspace
 cargo test -p zero-out --features cuda,kernels-cuda/cuda --test gpu
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -247,7 +247,12 @@ impl TfForwarding {
     /// to do when the kernel wrote TensorFlow's own buffer, a copy into it
     /// when the kernel made another of the same shape, and a new
     /// `TF_Tensor` over the kernel's buffer otherwise.
-    fn hand_over(&self, index: usize, tensor: &Tensor, status: &Status<'_>) -> Result<(), KernelError> {
+    fn hand_over(
+        &self,
+        index: usize,
+        tensor: &Tensor,
+        status: &Status<'_>,
+    ) -> Result<(), KernelError> {
         let api = self.api;
         if let Some(held) = self.held.iter().find(|h| h.index == index) {
             let bytes = tensor.as_bytes()?;
@@ -276,9 +281,9 @@ impl TfForwarding {
             (api.TF_SetOutput)(self.ctx, index as c_int, raw, status.raw());
             (api.TF_DeleteTensor)(raw);
         }
-        status
-            .check()
-            .map_err(|(_, message)| KernelError::internal(format!("setting output {index}: {message}")))
+        status.check().map_err(|(_, message)| {
+            KernelError::internal(format!("setting output {index}: {message}"))
+        })
     }
 }
 
@@ -314,11 +319,13 @@ impl ForeignForwarding for TfForwarding {
                 status.raw(),
             )
         };
-        status
-            .check()
-            .map_err(|(_, message)| KernelError::internal(format!("forwarding input {input}: {message}")))?;
+        status.check().map_err(|(_, message)| {
+            KernelError::internal(format!("forwarding input {input}: {message}"))
+        })?;
         if raw.is_null() {
-            return Err(KernelError::internal(format!("TensorFlow gave no output {output}")));
+            return Err(KernelError::internal(format!(
+                "TensorFlow gave no output {output}"
+            )));
         }
         // SAFETY: `raw` is a live handle we own.
         let address = unsafe { (api.TF_TensorData)(raw) } as usize;
@@ -354,7 +361,11 @@ impl ForeignForwarding for TfForwarding {
         dtype: DataType,
         shape: &TensorShape,
     ) -> Result<Option<Tensor>, KernelError> {
-        let Some(held) = self.held.iter_mut().find(|h| h.index == index && h.unclaimed.is_some()) else {
+        let Some(held) = self
+            .held
+            .iter_mut()
+            .find(|h| h.index == index && h.unclaimed.is_some())
+        else {
             return Ok(None);
         };
         if held.shape != *shape {

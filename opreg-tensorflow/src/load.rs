@@ -93,11 +93,13 @@ pub(crate) fn load_into_tensorflow() {
 }
 
 /// Checks `TF_Version()` (when TensorFlow has it) against the versions this
-/// crate supports: 2.16 and later 2.x.
+/// crate supports.
 fn check_version(tf: &Tensorflow) -> Result<(), String> {
-    let Some(version) = &tf.version else {
-        return Ok(());
-    };
+    tf.version.as_deref().map_or(Ok(()), check_version_string)
+}
+
+/// Accepts TensorFlow 2.[`MIN_TF_MINOR`] and later 2.x versions.
+fn check_version_string(version: &str) -> Result<(), String> {
     let mut parts = version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
     match (parts.next().flatten(), parts.next().flatten()) {
         (Some(2), Some(minor)) if minor >= MIN_TF_MINOR => Ok(()),
@@ -470,5 +472,101 @@ fn report_load_error(api: &TfApi, message: &str) {
         let builder = (api.TF_NewOpDefinitionBuilder)(name.as_ptr());
         (api.TF_OpDefinitionBuilderAddAttr)(builder, spec.as_ptr());
         (api.TF_RegisterOpDefinition)(builder, status.raw());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use registry_core::proto::DataType;
+    use registry_core::spec::OpSpec;
+
+    #[test]
+    fn versions_before_2_16_and_other_majors_are_refused() {
+        assert!(check_version_string("2.21.0").is_ok());
+        assert!(check_version_string("2.16.1").is_ok());
+        assert!(check_version_string("2.30.0-rc1").is_ok());
+        let old = check_version_string("2.15.0").unwrap_err();
+        assert!(
+            old.contains("TensorFlow 2.15.0 is not supported") && old.contains("2.16 and later"),
+            "{old}"
+        );
+        assert!(check_version_string("3.0.0").is_err());
+        assert!(check_version_string("1.15.5").is_err());
+        assert!(check_version_string("nightly").is_err());
+    }
+
+    #[test]
+    fn each_type_combination_of_the_constraints_is_one_kernel() {
+        static T: [DataType; 2] = [DataType::DtFloat, DataType::DtDouble];
+        static U: [DataType; 3] = [DataType::DtInt32, DataType::DtInt64, DataType::DtBool];
+        static CONSTRAINTS: [TypeConstraint; 2] = [
+            TypeConstraint {
+                attr: "T",
+                types: &T,
+            },
+            TypeConstraint {
+                attr: "U",
+                types: &U,
+            },
+        ];
+        let combos = combinations(&CONSTRAINTS);
+        assert_eq!(combos.len(), 6);
+        assert_eq!(
+            combos[0],
+            [
+                ("T", DataType::DtFloat as i32),
+                ("U", DataType::DtInt32 as i32)
+            ]
+        );
+        assert_eq!(
+            combos[5],
+            [
+                ("T", DataType::DtDouble as i32),
+                ("U", DataType::DtBool as i32)
+            ]
+        );
+        assert_eq!(combinations(&[]), [Vec::<(&str, i32)>::new()]);
+    }
+
+    #[test]
+    fn definitions_compare_without_their_docs() {
+        let documented = OpSpec::new("Scale")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: {float, double}")
+            .doc("Scales.\n\nx: the input.\ny: the output.\nT: the type.")
+            .build()
+            .unwrap();
+        let bare = OpSpec::new("Scale")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: {float, double}")
+            .build()
+            .unwrap();
+        assert_ne!(documented, bare);
+        assert_eq!(without_docs(&documented), bare);
+        let other = OpSpec::new("Scale")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: {float}")
+            .build()
+            .unwrap();
+        assert_ne!(without_docs(&documented), other);
+    }
+
+    #[test]
+    fn what_the_c_api_cannot_say_is_named() {
+        let plain = OpSpec::new("Plain")
+            .input("x: float")
+            .output("y: float")
+            .build()
+            .unwrap();
+        assert!(inexpressible(&plain).is_empty());
+        let controlled = OpSpec::new("Controlled")
+            .control_output("done")
+            .build()
+            .unwrap();
+        assert!(inexpressible(&controlled)[0].contains("control outputs"));
     }
 }

@@ -138,7 +138,7 @@ unsafe fn run(
                 .iter()
                 .filter(|a| a.number_attr == attr.name)
                 .count();
-            if lists > 0 && count >= fixed && (count - fixed) % lists == 0 {
+            if lists > 0 && count >= fixed && (count - fixed).is_multiple_of(lists) {
                 node.attr.insert(
                     attr.name.clone(),
                     AttrValue::from(((count - fixed) / lists) as i64),
@@ -276,5 +276,63 @@ unsafe fn set_output(
         (api.TF_ShapeInferenceContextSetOutput)(ctx, index, result, status.raw());
         (api.TF_DeleteShapeHandle)(result);
         status.check().map_err(fail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use registry_core::shape::common::unchanged_shape;
+    use registry_core::spec::OpSpec;
+
+    fn op(spec: OpSpec) -> OpDef {
+        spec.build().unwrap()
+    }
+
+    #[test]
+    fn the_count_of_a_lone_list_input_sizes_its_attr() {
+        let sum = op(OpSpec::new("Sum")
+            .input("values: N * T")
+            .input("w: T")
+            .output("y: T")
+            .attr("N: int >= 1")
+            .attr("T: type"));
+        assert!(sizing_attr(&sum, "N"));
+        assert!(!sizing_attr(&sum, "T"));
+        // Two lists of different counts: the input count cannot tell.
+        let two = op(OpSpec::new("Two")
+            .input("a: N * float")
+            .input("b: M * float")
+            .attr("N: int")
+            .attr("M: int"));
+        assert!(!sizing_attr(&two, "N") && !sizing_attr(&two, "M"));
+        // A type list beside it: its length is unknown.
+        let typed = op(OpSpec::new("Typed")
+            .input("a: N * float")
+            .input("b: L")
+            .attr("N: int")
+            .attr("L: list(type)"));
+        assert!(!sizing_attr(&typed, "N"));
+    }
+
+    #[test]
+    fn defaults_of_attrs_tensorflow_cannot_give_are_dropped() {
+        let scale = op(OpSpec::new("Scale")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: {float, double} = DT_FLOAT")
+            .attr("factor: float = 2.0"));
+        let bridge = BridgedShapeFn::new(&scale, unchanged_shape);
+        let attr = |name: &str| bridge.op_def.attr.iter().find(|a| a.name == name).unwrap();
+        assert!(attr("T").default_value.is_some());
+        // A default would be wrong for a node that sets another factor.
+        assert!(attr("factor").default_value.is_none());
+        assert!(unknowable(&ShapeError::MissingAttr {
+            attr: "factor".into()
+        }));
+        assert!(!unknowable(&ShapeError::Rank {
+            expected: 2,
+            found: 3
+        }));
     }
 }

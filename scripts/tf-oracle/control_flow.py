@@ -12,7 +12,7 @@ tests of tests/tests/control_flow.rs:
   library): the same kinds of programs frozen with lower_control_flow=False,
   functions calling functions, TensorLists carried by a While.
 
-Run: py=$(scripts/tf-oracle/env.sh) && "$py" scripts/tf-oracle/control_flow.py
+Run: py=$(scripts/install-tf.sh) && "$py" scripts/tf-oracle/control_flow.py
 """
 import json
 import os

@@ -5,7 +5,7 @@ bfloat16. TF runs its CPU kernels with denormals flushed to zero (inputs and
 results), so these are the answers a TF user sees. Every value is written as
 its bits (hex), never as decimal text. Writes tests/data/tf-numerics/extremes.json.
 
-    py=$(scripts/tf-oracle/env.sh) && "$py" scripts/tf-oracle/numerics.py
+    py=$(scripts/install-tf.sh) && "$py" scripts/tf-oracle/numerics.py
 """
 import itertools
 import json

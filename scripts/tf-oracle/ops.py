@@ -9,7 +9,7 @@ dims or rank (and Consts where the function reads a value). Writes
 tests/data/tf-ops/<group>.json for the groups nn, activation, math, reduce and
 array (see GROUPS at the bottom).
 
-    py=$(scripts/tf-oracle/env.sh) && "$py" scripts/tf-oracle/ops.py [group...]
+    py=$(scripts/install-tf.sh) && "$py" scripts/tf-oracle/ops.py [group...]
 
 Dtypes: every type TF registers a CPU kernel for (read from TF's kernel
 registry: kernels.get_registered_kernels_for_op; an op whose kernel has no

@@ -5,7 +5,7 @@ tests/data/tf-specs/fidelity.json in the conformance format of
 shared/conformance/README.md, every error case marked "exact_message": opreg's
 message must be TF's, word for word.
 
-    py=$(scripts/tf-oracle/env.sh) && "$py" scripts/tf-oracle/specs.py
+    py=$(scripts/install-tf.sh) && "$py" scripts/tf-oracle/specs.py
 """
 import os
 import random

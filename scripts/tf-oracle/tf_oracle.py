@@ -1,7 +1,7 @@
 """TensorFlow 2.21 as an oracle: what TF itself builds, answers or rejects.
 
 Imported by the generator scripts beside this file (specs.py, numerics.py,
-versions.py); run them with the python that env.sh prints.
+versions.py); run them with the python that scripts/install-tf.sh prints.
 """
 import base64
 import ctypes

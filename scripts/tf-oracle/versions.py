@@ -6,7 +6,7 @@ TF's GraphDef version, and ops deprecated at a version the graph's producer has
 reached. Writes tests/data/tf-graphs/versions.json: each case a graph in text
 form with TF's outcome (loaded, or its error message).
 
-    py=$(scripts/tf-oracle/env.sh) && "$py" scripts/tf-oracle/versions.py
+    py=$(scripts/install-tf.sh) && "$py" scripts/tf-oracle/versions.py
 """
 import json
 import os

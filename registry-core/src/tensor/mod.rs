@@ -634,7 +634,7 @@ impl Tensor {
         let shape = shape.into_shape()?;
         let size = element_size(dtype).ok_or(TensorError::UnsupportedDtype(dtype))?;
         let elements = buffer.len() / size.max(1);
-        if buffer.len() % size.max(1) != 0 || elements != shape.num_elements() {
+        if !buffer.len().is_multiple_of(size.max(1)) || elements != shape.num_elements() {
             return Err(TensorError::ElementCount {
                 expected: shape.num_elements(),
                 shape,

@@ -329,7 +329,7 @@ impl HostBuffer {
         writable: bool,
         owner: ForeignOwner,
     ) -> Result<Self, TensorError> {
-        let aligned = ptr as usize % HOST_ALIGNMENT == 0;
+        let aligned = (ptr as usize).is_multiple_of(HOST_ALIGNMENT);
         match NonNull::new(ptr.cast_mut()) {
             Some(ptr) if len > INLINE_CAPACITY && aligned => Ok(Self {
                 bytes: Bytes::Shared(Arc::new(RawBuffer::Foreign {
