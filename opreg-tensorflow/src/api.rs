@@ -180,6 +180,7 @@ c_api! {
         fn TF_NumOutputs(*mut TF_OpKernelContext) -> c_int;
         fn TF_GetInput(*mut TF_OpKernelContext, c_int, *mut *mut TF_Tensor, *mut TF_Status);
         fn TF_SetOutput(*mut TF_OpKernelContext, c_int, *const TF_Tensor, *mut TF_Status);
+        fn TF_AllocateOutput(*mut TF_OpKernelContext, c_int, TF_DataType, *const i64, c_int, usize, *mut TF_Status) -> *mut TF_Tensor;
         fn TF_ForwardInputOrAllocateOutput(*mut TF_OpKernelContext, *const c_int, c_int, c_int, *const i64, c_int, *mut c_int, *mut TF_Status) -> *mut TF_Tensor;
         fn TF_OpKernelContext_Failure(*mut TF_OpKernelContext, *mut TF_Status);
     }

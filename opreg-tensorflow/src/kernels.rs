@@ -256,7 +256,9 @@ impl TfForwarding {
         let api = self.api;
         if let Some(held) = self.held.iter().find(|h| h.index == index) {
             let bytes = tensor.as_bytes()?;
-            if bytes.as_ptr() as usize == held.address && *tensor.shape() == held.shape {
+            if bytes.is_empty()
+                || (bytes.as_ptr() as usize == held.address && *tensor.shape() == held.shape)
+            {
                 return Ok(());
             }
             if *tensor.shape() != held.shape {
@@ -329,27 +331,25 @@ impl ForeignForwarding for TfForwarding {
         }
         // SAFETY: `raw` is a live handle we own.
         let address = unsafe { (api.TF_TensorData)(raw) } as usize;
-        let mut held = HeldOutput {
+        let held = HeldOutput {
             index: output,
             unclaimed: None,
             address,
             shape: shape.clone(),
         };
         if forwarded == candidate {
+            // A small buffer is copied (its bytes go back to TensorFlow's
+            // when the call ends, `hand_over`).
             // SAFETY: a live output handle we own, over the input's buffer,
             // which TensorFlow hands over for writing.
             let tensor = unsafe { from_tf(api, raw, true) }?;
-            if tensor.host_buffer().is_some_and(|b| b.is_foreign()) {
-                self.held.push(held);
-            } else {
-                // A small buffer, copied: its bytes go back when the call ends.
-                held.address = tensor.as_bytes()?.as_ptr() as usize;
-                self.held.push(held);
-            }
+            self.held.push(held);
             return Ok(Forwarded::Output(tensor));
         }
-        held.unclaimed = Some(raw);
-        self.held.push(held);
+        self.held.push(HeldOutput {
+            unclaimed: Some(raw),
+            ..held
+        });
         // SAFETY: `ctx` is live and `input` one of its inputs.
         let again = unsafe { get_input(api, self.ctx, candidate, &status) }?;
         Ok(Forwarded::Kept(again))
@@ -360,23 +360,58 @@ impl ForeignForwarding for TfForwarding {
         index: usize,
         dtype: DataType,
         shape: &TensorShape,
+        zeroed: bool,
     ) -> Result<Option<Tensor>, KernelError> {
-        let Some(held) = self
-            .held
-            .iter_mut()
-            .find(|h| h.index == index && h.unclaimed.is_some())
-        else {
-            return Ok(None);
-        };
-        if held.shape != *shape {
-            return Ok(None);
-        }
-        let Some(raw) = held.unclaimed.take() else {
-            return Ok(None);
+        let api = self.api;
+        let raw = match self.held.iter_mut().find(|h| h.index == index) {
+            // After a refused forward: TensorFlow's buffer, if it fits.
+            Some(held) if held.shape == *shape => match held.unclaimed.take() {
+                Some(raw) => raw,
+                None => return Ok(None),
+            },
+            Some(_) => return Ok(None),
+            // A kernel that will zero-fill gets opreg's memory (fresh
+            // mappings are zeros already); one that overwrites everything
+            // gets TensorFlow's allocator's, reused and not zero-filled.
+            None if zeroed => return Ok(None),
+            None => {
+                let size = dtype.element_size().unwrap_or(0) * shape.num_elements();
+                let dims: SmallVec<[i64; 4]> = shape.dims().iter().map(|&d| d as i64).collect();
+                let status = Status::new(api);
+                // SAFETY: `ctx` is live for this compute call, `index` one of
+                // its outputs, `dims` outlives the call.
+                let raw = unsafe {
+                    (api.TF_AllocateOutput)(
+                        self.ctx,
+                        index as c_int,
+                        dtype as c_int,
+                        dims.as_ptr(),
+                        dims.len() as c_int,
+                        size,
+                        status.raw(),
+                    )
+                };
+                status.check().map_err(|(_, message)| {
+                    KernelError::internal(format!("allocating output {index}: {message}"))
+                })?;
+                if raw.is_null() {
+                    return Err(KernelError::internal(format!(
+                        "TensorFlow gave no output {index}"
+                    )));
+                }
+                self.held.push(HeldOutput {
+                    index,
+                    unclaimed: None,
+                    // SAFETY: `raw` is a live handle we own.
+                    address: unsafe { (api.TF_TensorData)(raw) } as usize,
+                    shape: shape.clone(),
+                });
+                raw
+            }
         };
         // SAFETY: an output handle we own; TensorFlow allocated its buffer
         // for this output alone, so the kernel may write it.
-        let mut tensor = unsafe { from_tf(self.api, raw, true) }?;
+        let mut tensor = unsafe { from_tf(api, raw, true) }?;
         if tensor.dtype() != dtype {
             return Err(KernelError::internal(format!(
                 "TensorFlow allocated output {index} as {}, the node declares {}",
@@ -384,11 +419,10 @@ impl ForeignForwarding for TfForwarding {
                 dtype.type_name()
             )));
         }
-        if tensor.host_buffer().is_some_and(|b| !b.is_foreign()) {
-            // Copied (small): the bytes go back when the call ends.
-            return Ok(Some(tensor));
+        // Bools must be 0 or 1 whatever the kernel means to write.
+        if zeroed || dtype == DataType::DtBool {
+            zero_fill(&mut tensor)?;
         }
-        zero_fill(&mut tensor)?;
         Ok(Some(tensor))
     }
 }

@@ -128,6 +128,7 @@ struct Framework {
     grant: bool,
     asked: Arc<AtomicUsize>,
     preallocated: Option<Tensor>,
+    zeroed: Vec<bool>,
 }
 
 impl ForeignForwarding for Framework {
@@ -153,7 +154,9 @@ impl ForeignForwarding for Framework {
         _index: usize,
         _dtype: DataType,
         _shape: &TensorShape,
+        zeroed: bool,
     ) -> Result<Option<Tensor>, KernelError> {
+        self.zeroed.push(zeroed);
         Ok(self.preallocated.take())
     }
 }
@@ -180,6 +183,7 @@ fn the_owner_of_a_foreign_input_decides_whether_it_is_forwarded() {
             grant,
             asked: Arc::clone(&asked),
             preallocated: None,
+            zeroed: Vec::new(),
         };
         let mut call = KernelCall::new(&info, [foreign_input()]);
         let mut ctx = call.context(&info).with_foreign_forwarding(&mut framework);
@@ -213,12 +217,16 @@ fn an_output_the_framework_allocated_is_what_allocate_output_gives() {
         grant: false,
         asked: Arc::new(AtomicUsize::new(0)),
         preallocated: Some(theirs.clone()),
+        zeroed: Vec::new(),
     };
     let mut call = KernelCall::new(&info, [Tensor::from_vec([32], vec![0.0f32; 32]).unwrap()]);
     let mut ctx = call.context(&info).with_foreign_forwarding(&mut framework);
     let out = ctx.allocate_output(0, [32]).unwrap();
     assert!(out.shares_buffer_with(&theirs));
     // Once used, allocation is the context's own again.
-    let again = ctx.allocate_output(0, [32]).unwrap();
+    let again = ctx.allocate_output_to_overwrite(0, [32]).unwrap();
     assert!(!again.shares_buffer_with(&theirs));
+    drop(ctx);
+    // The framework is told whether the kernel needs zeros.
+    assert_eq!(framework.zeroed, [true, false]);
 }

@@ -25,7 +25,7 @@ where
         map_in_place(ctx.output_mut(0)?.as_mut_slice::<T>()?, f);
         return Ok(());
     }
-    let (x, out) = ctx.input_and_new_output(0, 0)?;
+    let (x, out) = ctx.input_and_output_to_overwrite(0, 0)?;
     map_into(x.as_slice::<T>()?, out.as_mut_slice::<T>()?, f)
 }
 
@@ -97,7 +97,9 @@ where
         return binary_in_place_right(&b, x.as_slice::<T>()?, out, f);
     }
     let (x, y) = (ctx.input(0)?.clone(), ctx.input(1)?.clone());
-    let out = ctx.allocate_output(0, shape)?.as_mut_slice::<T>()?;
+    let out = ctx
+        .allocate_output_to_overwrite(0, shape)?
+        .as_mut_slice::<T>()?;
     binary_into(&b, x.as_slice::<T>()?, y.as_slice::<T>()?, out, f)
 }
 

@@ -38,7 +38,9 @@ impl Standard {
         node.op = standard_op.to_owned();
         // TensorFlow's eager NodeDefs name no inputs; the standard kernel's
         // checks count them.
-        node.input = (0..ctx.input_types().len()).map(|i| format!("input_{i}")).collect();
+        node.input = (0..ctx.input_types().len())
+            .map(|i| format!("input_{i}"))
+            .collect();
         node.attr.retain(|name, _| !name.starts_with('_'));
         let inner = registry_core::create_op_kernel("CPU", &node)
             .map_err(|e| KernelError::internal(e.to_string()))?;

@@ -75,14 +75,17 @@ pub trait ForeignForwarding: std::fmt::Debug {
         shape: &TensorShape,
     ) -> Result<Forwarded, KernelError>;
 
-    /// A zero-filled output `index` of `dtype` and `shape` in memory the
-    /// framework has already allocated for it (TensorFlow allocates the
-    /// output when it refuses a forward), or `None` to allocate as usual.
+    /// Output `index` of `dtype` and `shape` in the framework's memory
+    /// (TensorFlow allocates the output when it refuses a forward, and its
+    /// allocator reuses memory), zero-filled when `zeroed` (else its values
+    /// are unspecified: the kernel writes every element), or `None` to
+    /// allocate as usual.
     fn allocated_output(
         &mut self,
         index: usize,
         dtype: DataType,
         shape: &TensorShape,
+        zeroed: bool,
     ) -> Result<Option<Tensor>, KernelError>;
 }
 
@@ -213,10 +216,33 @@ impl<'a> OpKernelContext<'a> {
         index: usize,
         shape: impl IntoShape,
     ) -> Result<&mut Tensor, KernelError> {
+        self.allocate_output_as(index, shape.into_shape()?, true)
+    }
+
+    /// [`allocate_output`](Self::allocate_output) for a kernel that writes
+    /// every element of the output: its values are unspecified until then
+    /// (zeros when opreg allocates it; whatever the allocator held when the
+    /// memory comes from another framework's allocator, such as
+    /// TensorFlow's, which is then not zero-filled first).
+    #[inline]
+    pub fn allocate_output_to_overwrite(
+        &mut self,
+        index: usize,
+        shape: impl IntoShape,
+    ) -> Result<&mut Tensor, KernelError> {
+        self.allocate_output_as(index, shape.into_shape()?, false)
+    }
+
+    #[inline]
+    fn allocate_output_as(
+        &mut self,
+        index: usize,
+        shape: TensorShape,
+        zeroed: bool,
+    ) -> Result<&mut Tensor, KernelError> {
         let dtype = self.output_type(index)?;
-        let shape = shape.into_shape()?;
         if let Some(foreign) = self.foreign.as_deref_mut()
-            && let Some(tensor) = foreign.allocated_output(index, dtype, &shape)?
+            && let Some(tensor) = foreign.allocated_output(index, dtype, &shape, zeroed)?
         {
             return Ok(self.output_slot(index)?.insert(tensor));
         }
@@ -253,8 +279,30 @@ impl<'a> OpKernelContext<'a> {
         input: usize,
         output: usize,
     ) -> Result<(&Tensor, &mut Tensor), KernelError> {
+        self.input_and_output_as(input, output, true)
+    }
+
+    /// [`input_and_new_output`](Self::input_and_new_output) for a kernel
+    /// that writes every element of the output (its values are unspecified
+    /// until then, as with [`allocate_output_to_overwrite`](Self::allocate_output_to_overwrite)).
+    #[inline]
+    pub fn input_and_output_to_overwrite(
+        &mut self,
+        input: usize,
+        output: usize,
+    ) -> Result<(&Tensor, &mut Tensor), KernelError> {
+        self.input_and_output_as(input, output, false)
+    }
+
+    #[inline]
+    fn input_and_output_as(
+        &mut self,
+        input: usize,
+        output: usize,
+        zeroed: bool,
+    ) -> Result<(&Tensor, &mut Tensor), KernelError> {
         let shape = self.input(input)?.shape().clone();
-        self.allocate_output(output, shape)?;
+        self.allocate_output_as(output, shape, zeroed)?;
         let count = self.outputs.len();
         let out = match self.outputs.get_mut(output) {
             Some(Some(t)) => t,
