@@ -30,6 +30,7 @@ use prost::Message;
 use registry_core::OpRegistry;
 use registry_core::proto::{AttrValue, DataType, DataTypeExt, GraphDef, NodeDef};
 use registry_core::shape::Shape;
+use registry_core::spec::OpSpec;
 use registry_core::tensor::Tensor;
 use serde_json::{Value, json};
 
@@ -477,6 +478,7 @@ fn panics_clashes_and_construction_errors_reach_tensorflow_as_errors() {
     let x = to_json(&ones);
     let request = json!({
         "library": tf_fixture_library(),
+        "ops": ["FixtureFlags"],
         "cases": [
             {"function": "fixture_panic", "args": [x]},
             {"function": "fixture_scale", "args": [x], "attrs": {"factor": "NAN"}},
@@ -487,6 +489,32 @@ fn panics_clashes_and_construction_errors_reach_tensorflow_as_errors() {
     // JSON has no NaN; Python's json module reads this spelling of it.
     let request = request.to_string().replace("\"NAN\"", "NaN");
     let (report, stderr) = run_tensorflow(&python, "fixture", &request);
+    // Flags, deprecation and defaults reach TensorFlow as opreg's run-time
+    // builder (the macro's parser) makes them from the same strings.
+    let flags = OpSpec::new("FixtureFlags")
+        .input("x: T")
+        .input("y: T")
+        .output("z: T")
+        .attr("T: {float, int32} = DT_INT32")
+        .attr("mode: {'fast', 'exact'} = 'exact'")
+        .attr("scale: float = 0.1")
+        .attr("axes: list(int) = [0, -1]")
+        .commutative()
+        .aggregate()
+        .stateful()
+        .allows_uninitialized_input()
+        .deprecated(7, "Use AddV2")
+        .build()
+        .unwrap();
+    let hex: String = flags
+        .encode_to_vec()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        report["op_defs"]["FixtureFlags"].as_str(),
+        Some(hex.as_str())
+    );
     let functions: Vec<&str> = report["functions"]
         .as_array()
         .unwrap()

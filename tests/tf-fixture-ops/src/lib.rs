@@ -76,4 +76,23 @@ impl OpKernel for FixtureScaleKernel {
     }
 }
 
+/// Every flag TensorFlow's C API can set, a deprecation and defaults: the
+/// OpDef TensorFlow holds must still be opreg's, byte for byte. No kernel.
+#[op(
+    input = "x: T",
+    input = "y: T",
+    output = "z: T",
+    attr = "T: {float, int32} = DT_INT32",
+    attr = "mode: {'fast', 'exact'} = 'exact'",
+    attr = "scale: float = 0.1",
+    attr = "axes: list(int) = [0, -1]",
+    commutative,
+    aggregate,
+    stateful,
+    allows_uninitialized_input,
+    deprecated(version = 7, explanation = "Use AddV2"),
+    shape_fn = registry_core::shape::common::broadcast_binary_op
+)]
+pub struct FixtureFlags;
+
 opreg_tensorflow::export_tensorflow_library!(tf_fixture_ops);
