@@ -588,3 +588,41 @@ fn panics_clashes_and_construction_errors_reach_tensorflow_as_errors() {
         .collect();
     assert_eq!(eager, doubled);
 }
+
+/// The guide's Python block (docs/guide.md, section 10), run as written
+/// with the example library in place of the reader's.
+#[test]
+fn the_guides_python_block_runs_in_tensorflow() {
+    let Some(python) = python() else { return };
+    let guide = std::fs::read_to_string(workspace_root().join("docs/guide.md")).expect("the guide");
+    let start = guide
+        .find("```python\n")
+        .expect("a python block in the guide")
+        + "```python\n".len();
+    let end = start + guide[start..].find("```").expect("the block's end");
+    let library = zero_out_library();
+    let code = guide[start..end].replace("target/release/libmy_ops.so", &library.to_string_lossy());
+    assert_ne!(
+        code,
+        guide[start..end],
+        "the block no longer loads target/release/libmy_ops.so"
+    );
+    let output = Command::new(&python)
+        .arg("-c")
+        .arg(&code)
+        .env("TF_CPP_MIN_LOG_LEVEL", "2")
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for printed in ["[[1 0]\n [0 0]]", "[[5 0]\n [0 0]]", "[9 0 0]"] {
+        assert!(
+            stdout.contains(printed),
+            "{printed:?} not printed:\n{stdout}"
+        );
+    }
+}
