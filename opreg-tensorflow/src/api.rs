@@ -201,12 +201,78 @@ pub struct Tensorflow {
 }
 
 /// Why TensorFlow's C API could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum ApiError {
     /// TensorFlow is not loaded in this process: nothing to register with.
     NotLoaded,
     /// It is loaded, but lacks functions this crate calls.
-    Missing(Vec<&'static str>),
+    Missing {
+        /// Their names.
+        missing: Vec<&'static str>,
+        /// The functions that report a failed load, when it has those.
+        report: Option<LoadErrorApi>,
+    },
+}
+
+/// The functions that fail TensorFlow's load of a library with a message
+/// (see `load`): enough of the C API to say what else is missing.
+#[derive(Debug, Clone, Copy)]
+#[allow(non_snake_case, missing_docs)]
+pub struct LoadErrorApi {
+    pub TF_NewStatus: unsafe extern "C" fn() -> *mut TF_Status,
+    pub TF_DeleteStatus: unsafe extern "C" fn(*mut TF_Status),
+    pub TF_NewOpDefinitionBuilder:
+        unsafe extern "C" fn(*const c_char) -> *mut TF_OpDefinitionBuilder,
+    pub TF_OpDefinitionBuilderAddAttr:
+        unsafe extern "C" fn(*mut TF_OpDefinitionBuilder, *const c_char),
+    pub TF_RegisterOpDefinition: unsafe extern "C" fn(*mut TF_OpDefinitionBuilder, *mut TF_Status),
+}
+
+impl LoadErrorApi {
+    /// Resolves the functions with `lookup`, if it has them all.
+    fn resolve(lookup: impl Fn(&str) -> Option<*mut c_void>) -> Option<Self> {
+        // SAFETY: (each) the symbol of this name is the C function
+        // TensorFlow's headers declare with this signature.
+        unsafe {
+            Some(Self {
+                TF_NewStatus: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn() -> *mut TF_Status,
+                >(lookup("TF_NewStatus")?),
+                TF_DeleteStatus: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn(*mut TF_Status),
+                >(lookup("TF_DeleteStatus")?),
+                TF_NewOpDefinitionBuilder: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn(*const c_char) -> *mut TF_OpDefinitionBuilder,
+                >(lookup("TF_NewOpDefinitionBuilder")?),
+                TF_OpDefinitionBuilderAddAttr: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn(*mut TF_OpDefinitionBuilder, *const c_char),
+                >(lookup(
+                    "TF_OpDefinitionBuilderAddAttr",
+                )?),
+                TF_RegisterOpDefinition: std::mem::transmute::<
+                    *mut c_void,
+                    unsafe extern "C" fn(*mut TF_OpDefinitionBuilder, *mut TF_Status),
+                >(lookup("TF_RegisterOpDefinition")?),
+            })
+        }
+    }
+}
+
+impl TfApi {
+    /// The functions that report a failed load.
+    pub fn load_error_api(&self) -> LoadErrorApi {
+        LoadErrorApi {
+            TF_NewStatus: self.TF_NewStatus,
+            TF_DeleteStatus: self.TF_DeleteStatus,
+            TF_NewOpDefinitionBuilder: self.TF_NewOpDefinitionBuilder,
+            TF_OpDefinitionBuilderAddAttr: self.TF_OpDefinitionBuilderAddAttr,
+            TF_RegisterOpDefinition: self.TF_RegisterOpDefinition,
+        }
+    }
 }
 
 /// The TensorFlow loaded in this process, once resolved; `Err` when none is
@@ -243,9 +309,14 @@ fn resolve() -> Result<Tensorflow, ApiError> {
                 .filter(|p| !p.is_null())
         })
     };
-    let api = TfApi::resolve(lookup).map_err(ApiError::Missing)?;
-    // The libraries stay loaded for the life of the process.
+    let api = TfApi::resolve(lookup).map_err(|missing| ApiError::Missing {
+        report: LoadErrorApi::resolve(lookup),
+        missing,
+    });
+    // The libraries stay loaded for the life of the process (they are
+    // TensorFlow's, which never unloads them).
     std::mem::forget(libraries);
+    let api = api?;
     let version = api.TF_Version.map(|version| {
         // SAFETY: TF_Version returns a static NUL-terminated string.
         unsafe { std::ffi::CStr::from_ptr(version()) }
@@ -258,4 +329,34 @@ fn resolve() -> Result<Tensorflow, ApiError> {
 #[cfg(not(target_os = "linux"))]
 fn resolve() -> Result<Tensorflow, ApiError> {
     Err(ApiError::NotLoaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn never_called() {}
+
+    /// A lookup that finds every name but `absent` (at a function that is
+    /// never called).
+    fn all_but(absent: &'static str) -> impl Fn(&str) -> Option<*mut c_void> {
+        move |name| (name != absent).then_some(never_called as *const () as *mut c_void)
+    }
+
+    #[test]
+    fn a_missing_function_is_named_and_the_load_can_still_be_failed() {
+        let lookup = all_but("TF_ForwardInputOrAllocateOutput");
+        let Err(missing) = TfApi::resolve(&lookup) else {
+            panic!("resolved without TF_ForwardInputOrAllocateOutput")
+        };
+        assert_eq!(missing, ["TF_ForwardInputOrAllocateOutput"]);
+        assert!(LoadErrorApi::resolve(&lookup).is_some());
+        // Optional functions may be absent.
+        assert!(
+            TfApi::resolve(all_but("TF_GetAllOpList"))
+                .is_ok_and(|api| api.TF_GetAllOpList.is_none())
+        );
+        // Without the registration functions, nothing can be reported.
+        assert!(LoadErrorApi::resolve(all_but("TF_RegisterOpDefinition")).is_none());
+    }
 }

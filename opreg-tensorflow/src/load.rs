@@ -14,7 +14,7 @@ use registry_core::proto::op_def::ArgDef;
 use registry_core::proto::{KernelList, OpDef, OpList};
 use registry_core::spec::op_spec;
 
-use crate::api::{ApiError, Tensorflow, TfApi, tensorflow};
+use crate::api::{ApiError, LoadErrorApi, Tensorflow, TfApi, tensorflow};
 use crate::kernels::{compute, delete};
 use crate::shapes::BridgedShapeFn;
 use crate::slots::{SLOTS, create_fn, shape_fn};
@@ -68,27 +68,35 @@ pub(crate) fn load_into_tensorflow() {
     let tf = match tensorflow() {
         Ok(tf) => tf,
         Err(ApiError::NotLoaded) => return,
-        Err(ApiError::Missing(names)) => {
+        Err(ApiError::Missing { missing, report }) => {
             let message = format!(
                 "opreg op library {library} cannot load into this TensorFlow: its C API lacks {}",
-                names.join(", ")
+                missing.join(", ")
             );
-            // Without the functions, TensorFlow cannot even be told.
-            eprintln!("{message}");
+            match report {
+                Some(report) => report_load_error(report, &message),
+                // Without the registration functions, TensorFlow cannot
+                // even be told.
+                None => eprintln!("{message}"),
+            }
             return;
         }
     };
     if let Err(message) = check_version(tf) {
-        report_load_error(&tf.api, &format!("opreg op library {library}: {message}"));
+        report_load_error(
+            &tf.api.load_error_api(),
+            &format!("opreg op library {library}: {message}"),
+        );
         return;
     }
     let contents: Vec<LibraryContents> =
         crates.iter().map(|c| LibraryContents::collect(c)).collect();
     match plan(tf, &contents) {
         Ok(plan) => register(tf, plan),
-        Err(message) => {
-            report_load_error(&tf.api, &format!("opreg op library {library}: {message}"))
-        }
+        Err(message) => report_load_error(
+            &tf.api.load_error_api(),
+            &format!("opreg op library {library}: {message}"),
+        ),
     }
 }
 
@@ -332,7 +340,10 @@ fn register(tf: &'static Tensorflow, plan: Plan) {
     let api = &tf.api;
     for op in &ops {
         if let Err(message) = register_op(api, op) {
-            report_load_error(api, &format!("op '{}': {message}", op.op_def.name));
+            report_load_error(
+                &api.load_error_api(),
+                &format!("op '{}': {message}", op.op_def.name),
+            );
             return;
         }
     }
@@ -340,7 +351,7 @@ fn register(tf: &'static Tensorflow, plan: Plan) {
         let registration = loaded.kernels[kernel.slot].registration;
         if let Err(message) = register_kernel(api, kernel, registration) {
             report_load_error(
-                api,
+                &api.load_error_api(),
                 &format!(
                     "kernel {} of op '{}': {message}",
                     registration.kernel_name, registration.op
@@ -461,17 +472,18 @@ fn register_kernel(
 /// message goes in an op registration that TensorFlow will reject: an attr
 /// spec that is not one (TensorFlow's message quotes it), of an op named
 /// `OpregLibraryLoadError`.
-fn report_load_error(api: &TfApi, message: &str) {
+fn report_load_error(api: &LoadErrorApi, message: &str) {
     eprintln!("{message}");
     let name = c_string("OpregLibraryLoadError");
     let spec = c_string(&format!("{message} (this op library cannot be used)"));
-    let status = Status::new(api);
-    // SAFETY: the builder is live until TF_RegisterOpDefinition takes it;
-    // the strings outlive the calls.
+    // SAFETY: the status is live until deleted, once; the builder is live
+    // until TF_RegisterOpDefinition takes it; the strings outlive the calls.
     unsafe {
+        let status = (api.TF_NewStatus)();
         let builder = (api.TF_NewOpDefinitionBuilder)(name.as_ptr());
         (api.TF_OpDefinitionBuilderAddAttr)(builder, spec.as_ptr());
-        (api.TF_RegisterOpDefinition)(builder, status.raw());
+        (api.TF_RegisterOpDefinition)(builder, status);
+        (api.TF_DeleteStatus)(status);
     }
 }
 
