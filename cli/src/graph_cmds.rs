@@ -256,7 +256,7 @@ fn table(fetches: &[String], outputs: &[Tensor]) -> String {
     out
 }
 
-fn timing(times: &mut [Duration]) -> String {
+pub(crate) fn timing(times: &mut [Duration]) -> String {
     times.sort();
     let total: Duration = times.iter().sum();
     let n = times.len();

@@ -12,6 +12,7 @@
 //! opreg check GRAPH [--feeds FILE] [--device cpu|gpu]
 //! opreg run GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--format table|json] [--repeat N]
 //!           [--max-memory BYTES] [--max-allocation BYTES]
+//! opreg bench GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--runs N] [--warmup N]
 //! opreg graph GRAPH --dot [--feeds FILE]
 //! opreg docs -o DIR
 //! opreg coverage [--device DEVICE]... [--format table|json|svg] [--against KERNELS.pb]
@@ -22,6 +23,7 @@
 //!
 //! Errors are printed as `error: ...` on stderr, with exit code 1.
 
+mod bench;
 mod docs;
 mod export;
 mod graph_cmds;
@@ -115,6 +117,28 @@ enum Command {
         /// Stop any loop that runs longer than this many seconds.
         #[arg(long, value_name = "SECONDS")]
         loop_timeout: Option<f64>,
+    },
+    /// Time a GraphDef's runs: time per run (min, median, mean), the most
+    /// tensor memory a run holds, and the time per op type.
+    Bench {
+        /// The graph file (.pb or .pbtxt).
+        graph: PathBuf,
+        /// An io.json-style file: its `feeds` list is fed, and its
+        /// `fetches` names are fetched when no --fetch is given.
+        #[arg(long, value_name = "FILE")]
+        feeds: Option<PathBuf>,
+        /// A tensor to fetch, `node:port` (repeatable).
+        #[arg(long = "fetch", value_name = "NAME:PORT")]
+        fetches: Vec<String>,
+        /// Preferred device (nodes without a kernel there run on CPU).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// Timed runs (then as many profiled runs for the op table).
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+        /// Untimed runs first.
+        #[arg(long, default_value_t = 5)]
+        warmup: usize,
     },
     /// Draw a GraphDef.
     Graph {
@@ -367,6 +391,29 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                     .transpose()?,
             };
             let text = graph_cmds::run(graph, feeds, &fetches, options, format, repeat)?;
+            write_stdout(text.as_bytes())
+        }
+        Command::Bench {
+            graph,
+            feeds,
+            fetches,
+            device,
+            runs,
+            warmup,
+        } => {
+            let (feeds, default_fetches) = optional_feeds(feeds.as_deref())?;
+            let fetches = if fetches.is_empty() {
+                default_fetches
+            } else {
+                fetches
+            };
+            let graph = Graph::from_file(&graph)?;
+            let options = SessionOptions {
+                devices: graph_cmds::devices(&device),
+                ..SessionOptions::default()
+            };
+            let runs = bench::BenchRuns { warmup, runs };
+            let text = bench::bench(graph, feeds, &fetches, options, runs)?;
             write_stdout(text.as_bytes())
         }
         Command::Graph { graph, dot, feeds } => {

@@ -364,6 +364,45 @@ fn run_table_and_repeat() {
 }
 
 #[test]
+fn bench_reports_time_memory_and_ops() {
+    let text = stdout_of(&[
+        "bench",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--feeds",
+        &shared_graph("mlp_f32", "io.json"),
+        "--runs",
+        "4",
+        "--warmup",
+        "1",
+    ]);
+    assert!(text.starts_with("4 runs: min "), "{text}");
+    assert!(text.contains("(after 1 warm-up runs)"), "{text}");
+    let peak = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak tensor memory: "))
+        .unwrap_or_else(|| panic!("no peak memory line:\n{text}"));
+    let bytes: u64 = peak
+        .split('(')
+        .nth(1)
+        .and_then(|p| p.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| peak.split(' ').next().unwrap().parse().unwrap());
+    assert!(bytes > 0, "{text}");
+    assert!(
+        text.contains("per op type (mean of 4 profiled runs):"),
+        "{text}"
+    );
+    // Every op of the MLP is in the table, with its node count.
+    let matmul = text
+        .lines()
+        .find(|l| l.starts_with("MatMul "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let count: usize = matmul.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(count >= 2, "{matmul}");
+    assert!(text.lines().any(|l| l.starts_with("all kernels")), "{text}");
+}
+
+#[test]
 fn check_reports_every_node_with_shapes() {
     let text = stdout_of(&[
         "check",

@@ -27,6 +27,7 @@ pub(super) fn distinct_bytes<'a>(
 pub(super) struct MemoryBudget {
     limit: Option<u64>,
     live: u64,
+    peak: u64,
     charged: Vec<u64>,
 }
 
@@ -36,6 +37,7 @@ impl MemoryBudget {
         Self {
             limit,
             live: 0,
+            peak: 0,
             charged: if limit.is_some() {
                 vec![0; slots]
             } else {
@@ -65,11 +67,18 @@ impl MemoryBudget {
         let bytes = if shared { 0 } else { tensor.allocated_bytes() };
         self.charged[slot] = bytes;
         self.live = self.live.saturating_add(bytes);
+        self.peak = self.peak.max(self.live);
         if self.live > limit {
             Err((self.live, limit))
         } else {
             Ok(())
         }
+    }
+
+    /// The most bytes held at once so far (0 without a limit: nothing is
+    /// counted).
+    pub(super) fn peak(&self) -> u64 {
+        self.peak
     }
 
     /// Refunds what `slot` was charged (its value was taken by its last
@@ -95,10 +104,12 @@ mod tests {
         assert_eq!(budget.charge(0, &t, false), Ok(()));
         assert_eq!(budget.charge(1, &t, true), Ok(()), "shared: free");
         assert_eq!(budget.charge(2, &t, false), Ok(()));
+        assert_eq!(budget.peak(), 32);
         budget.refund(0);
         budget.refund(0);
         assert_eq!(budget.charge(0, &t, false), Ok(()));
         assert_eq!(budget.charge(1, &t, false), Err((48, 40)));
+        assert_eq!(budget.peak(), 48);
     }
 
     #[test]

@@ -28,7 +28,9 @@ pub use error::{GraphError, RunError, UnknownOp};
 pub use functions::{FunctionError, FunctionLibrary};
 pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use placement::requested_device_type;
-pub use session::{DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, Session, SessionOptions};
+pub use session::{
+    DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions, StepTime,
+};
 pub use shapes::GraphShapes;
 
 /// True for the ops the runtime runs itself rather than through a kernel:

@@ -3,7 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -620,17 +620,70 @@ impl PreparedRun<'_> {
     /// the mode too; with IEEE denormals on a thread of a pool of its own.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
-        threads::run_in_mode(self.session.options.denormals, || self.run_here(feeds))
+        threads::run_in_mode(self.session.options.denormals, || {
+            self.run_here(feeds, None)
+        })
+    }
+
+    /// [`run`](Self::run), also measuring where the time and memory went:
+    /// each kernel step's time, and the most bytes of tensors the run held
+    /// at once. Timing every step costs a little, so time runs with
+    /// [`run`](Self::run) and use this for the breakdown.
+    ///
+    /// Graphs with loops or conditionals give no step times or peak yet
+    /// (their executor does not record them): the profile is empty.
+    ///
+    /// ```
+    /// use opreg_runtime::{Graph, Session};
+    /// use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef};
+    /// use registry_core::tensor::Tensor;
+    /// # kernels_cpu::link();
+    /// let node = |name: &str, op: &str, input: &[&str]| NodeDef {
+    ///     name: name.into(),
+    ///     op: op.into(),
+    ///     input: input.iter().map(|s| s.to_string()).collect(),
+    ///     attr: [(if input.is_empty() { "dtype" } else { "T" }.to_owned(), AttrValue::from(DataType::DtFloat))].into(),
+    ///     ..Default::default()
+    /// };
+    /// let graph = Graph::new(GraphDef {
+    ///     node: vec![node("x", "Placeholder", &[]), node("y", "Abs", &["x"]), node("z", "Neg", &["y"])],
+    ///     ..Default::default()
+    /// })?;
+    /// let session = Session::new(graph);
+    /// let run = session.prepare(&["x"], &["z"])?;
+    /// let (out, profile) = run.run_profiled([Tensor::from_vec([256], vec![-1.0f32; 256])?])?;
+    /// assert_eq!(out[0].as_slice::<f32>()?[0], -1.0);
+    /// let ops: Vec<&str> = profile.steps.iter().map(|s| s.op.as_str()).collect();
+    /// assert_eq!(ops, ["Abs", "Neg"]);
+    /// // Abs and Neg compute in place: one buffer of 1 KiB all along.
+    /// assert_eq!(profile.peak_bytes, Some(1024));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_profiled(
+        &self,
+        feeds: impl IntoIterator<Item = Tensor>,
+    ) -> Result<(Vec<Tensor>, RunProfile), RunError> {
+        let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
+        threads::run_in_mode(self.session.options.denormals, || {
+            let mut profile = RunProfile::default();
+            let outputs = self.run_here(feeds, Some(&mut profile))?;
+            Ok((outputs, profile))
+        })
     }
 
     /// Runs a function's body from within a kernel of the calling graph
     /// (already in the run's thread and denormal mode).
     pub(crate) fn run_on_this_thread(&self, feeds: Vec<Tensor>) -> Result<Vec<Tensor>, RunError> {
-        self.run_here(feeds.into_iter().collect())
+        self.run_here(feeds.into_iter().collect(), None)
     }
 
-    /// [`run`](Self::run) on the calling thread.
-    fn run_here(&self, feeds: SmallVec<[Tensor; 4]>) -> Result<Vec<Tensor>, RunError> {
+    /// [`run`](Self::run) on the calling thread, recording into `profile`
+    /// when given.
+    fn run_here(
+        &self,
+        feeds: SmallVec<[Tensor; 4]>,
+        mut profile: Option<&mut RunProfile>,
+    ) -> Result<Vec<Tensor>, RunError> {
         let graph = &self.session.graph;
         let plan = match &*self.plan {
             Planned::Straight(plan) => plan,
@@ -638,8 +691,13 @@ impl PreparedRun<'_> {
         };
         let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
         let mut remaining = plan.consumers.clone();
-        let mut budget =
-            MemoryBudget::new(self.session.options.max_memory_bytes, plan.consumers.len());
+        // A profiled run counts the bytes it holds (against no limit when
+        // the session sets none).
+        let limit = match profile {
+            Some(_) => Some(self.session.options.max_memory_bytes.unwrap_or(u64::MAX)),
+            None => self.session.options.max_memory_bytes,
+        };
+        let mut budget = MemoryBudget::new(limit, plan.consumers.len());
         let mut fed = 0;
         for tensor in feeds {
             let Some(&(slot, dtype)) = plan.feeds.get(fed) else {
@@ -689,6 +747,7 @@ impl PreparedRun<'_> {
             }
             outputs.clear();
             outputs.resize_with(step.outputs.len(), || None);
+            let started = profile.is_some().then(Instant::now);
             // Empty unless some step runs on a device.
             run_kernel_step(
                 graph,
@@ -698,6 +757,15 @@ impl PreparedRun<'_> {
                 &mut inputs,
                 &mut outputs,
             )?;
+            if let (Some(profile), Some(started)) = (profile.as_deref_mut(), started) {
+                let node = &graph.nodes()[step.node].def;
+                profile.steps.push(StepTime {
+                    node: node.name.clone(),
+                    op: node.op.clone(),
+                    device: step.kernel.info().device_type().to_owned(),
+                    time: started.elapsed(),
+                });
+            }
             for (tensor, slot) in outputs.iter_mut().zip(&step.outputs) {
                 if let Some(slot) = *slot {
                     if budget.is_limited()
@@ -750,8 +818,35 @@ impl PreparedRun<'_> {
             };
             out.push(value);
         }
+        if let Some(profile) = profile {
+            profile.peak_bytes = Some(budget.peak());
+        }
         Ok(out)
     }
+}
+
+/// Where one run's time and memory went ([`PreparedRun::run_profiled`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunProfile {
+    /// Each kernel step, in the order it ran.
+    pub steps: Vec<StepTime>,
+    /// The most bytes of tensors the run held at once: feeds and
+    /// intermediates, a buffer shared by several counted once. `None` when
+    /// not measured (graphs with loops or conditionals).
+    pub peak_bytes: Option<u64>,
+}
+
+/// One kernel step of a profiled run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepTime {
+    /// The node's name.
+    pub node: String,
+    /// Its op.
+    pub op: String,
+    /// The device type its kernel ran on.
+    pub device: String,
+    /// The kernel's time (with any input transfer to its device).
+    pub time: Duration,
 }
 
 /// Reads a slot for one of its consumers: the value itself for the last

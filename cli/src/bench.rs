@@ -1,0 +1,231 @@
+//! `opreg bench`: time per run of a graph, the most tensor memory a run
+//! holds, and where the time goes by op type (TensorFlow's
+//! `benchmark_model --show_summary`).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use opreg_cli::io_json::NamedTensor;
+use opreg_runtime::{Graph, RunProfile, Session, SessionOptions};
+
+use crate::CliError;
+use crate::graph_cmds::timing;
+
+/// The runs `opreg bench` makes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BenchRuns {
+    /// Untimed runs first (caches, lazily built kernels, page faults).
+    pub(crate) warmup: usize,
+    /// Timed runs, then as many profiled ones.
+    pub(crate) runs: usize,
+}
+
+/// Runs the graph `warmup` times untimed, `runs` times timed, and `runs`
+/// times profiled; the report.
+pub(crate) fn bench(
+    graph: Graph,
+    feeds: Vec<NamedTensor>,
+    fetches: &[String],
+    options: SessionOptions,
+    runs: BenchRuns,
+) -> Result<String, CliError> {
+    if fetches.is_empty() {
+        return Err(CliError::Input {
+            what: "fetches".into(),
+            message:
+                "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)"
+                    .into(),
+        });
+    }
+    let count = runs.runs.max(1);
+    let session = Session::with_options(graph, options);
+    let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
+    let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();
+    let prepared = session.prepare(&names, &fetch_names)?;
+    let feed = || feeds.iter().map(|f| f.tensor.clone());
+    for _ in 0..runs.warmup {
+        prepared.run(feed())?;
+    }
+    let mut times = Vec::with_capacity(count);
+    for _ in 0..count {
+        let start = Instant::now();
+        prepared.run(feed())?;
+        times.push(start.elapsed());
+    }
+    let mut profiles = Vec::with_capacity(count);
+    let mut profiled_time = Duration::ZERO;
+    for _ in 0..count {
+        let start = Instant::now();
+        let (_, profile) = prepared.run_profiled(feed())?;
+        profiled_time += start.elapsed();
+        profiles.push(profile);
+    }
+    let mut out = format!(
+        "{} (after {} warm-up runs)\n",
+        timing(&mut times).trim_end(),
+        runs.warmup
+    );
+    let peak = profiles.iter().filter_map(|p| p.peak_bytes).max();
+    match peak {
+        Some(bytes) => {
+            let _ = writeln!(
+                out,
+                "peak tensor memory: {} (feeds and intermediates held at once)",
+                human_bytes(bytes)
+            );
+        }
+        None => {
+            out.push_str("peak tensor memory: not measured for graphs with loops or conditionals\n")
+        }
+    }
+    out.push('\n');
+    out.push_str(&op_table(&profiles, profiled_time / count as u32));
+    Ok(out)
+}
+
+/// Per op type: node count, mean time per run, share of the kernels' time;
+/// then the kernels' total and the executor's time outside them.
+fn op_table(profiles: &[RunProfile], mean_run: Duration) -> String {
+    let runs = profiles.len().max(1) as u32;
+    let Some(first) = profiles.first().filter(|p| !p.steps.is_empty()) else {
+        return "per op type: not recorded for graphs with loops or conditionals\n".to_owned();
+    };
+    let mut by_op: HashMap<&str, (usize, Duration)> = HashMap::new();
+    for step in &first.steps {
+        by_op.entry(step.op.as_str()).or_default().0 += 1;
+    }
+    for step in profiles.iter().flat_map(|p| &p.steps) {
+        by_op.entry(step.op.as_str()).or_default().1 += step.time;
+    }
+    let mut rows: Vec<(&str, usize, Duration)> = by_op
+        .into_iter()
+        .map(|(op, (n, total))| (op, n, total / runs))
+        .collect();
+    rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    let kernels: Duration = rows.iter().map(|r| r.2).sum();
+    let width = rows
+        .iter()
+        .map(|r| r.0.len())
+        .max()
+        .unwrap_or(2)
+        .max("executor, outside kernels".len());
+    let mut out = format!("per op type (mean of {runs} profiled runs):\n");
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>6}  {:>12}  {:>6}",
+        "op", "count", "time/run", "share"
+    );
+    let share =
+        |t: Duration| 100.0 * t.as_secs_f64() / kernels.as_secs_f64().max(f64::MIN_POSITIVE);
+    for (op, n, time) in &rows {
+        let _ = writeln!(
+            out,
+            "{op:<width$}  {n:>6}  {:>9.1} us  {:>5.1}%",
+            micros(*time),
+            share(*time)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>6}  {:>9.1} us  {:>5.1}%",
+        "all kernels",
+        first.steps.len(),
+        micros(kernels),
+        100.0
+    );
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>6}  {:>9.1} us",
+        "executor, outside kernels",
+        "",
+        micros(mean_run.saturating_sub(kernels))
+    );
+    out
+}
+
+fn micros(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e6
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1.
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.2} {} ({bytes} bytes)", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opreg_runtime::StepTime;
+
+    fn step(op: &str, micros: u64) -> StepTime {
+        StepTime {
+            node: format!("{op}_node"),
+            op: op.to_owned(),
+            device: "CPU".to_owned(),
+            time: Duration::from_micros(micros),
+        }
+    }
+
+    #[test]
+    fn the_table_sums_each_op_type_per_run() {
+        let run = |a: u64| RunProfile {
+            steps: vec![step("MatMul", a), step("Relu", 10), step("MatMul", a)],
+            peak_bytes: Some(4096),
+        };
+        let table = op_table(&[run(100), run(200)], Duration::from_micros(400));
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(
+            lines[0].starts_with("per op type (mean of 2 profiled runs)"),
+            "{table}"
+        );
+        // MatMul: 2 nodes, (200 + 400) / 2 = 300 us per run, 300 / 310 of the kernels' time.
+        assert!(
+            lines[2].starts_with("MatMul")
+                && lines[2].contains("     2")
+                && lines[2].contains("300.0 us")
+                && lines[2].contains("96.8%"),
+            "{table}"
+        );
+        assert!(
+            lines[3].starts_with("Relu")
+                && lines[3].contains("10.0 us")
+                && lines[3].contains("3.2%"),
+            "{table}"
+        );
+        assert!(
+            lines[4].starts_with("all kernels") && lines[4].contains("310.0 us"),
+            "{table}"
+        );
+        assert!(
+            lines[5].starts_with("executor, outside kernels") && lines[5].contains("90.0 us"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn graphs_without_step_times_say_so() {
+        let table = op_table(&[RunProfile::default()], Duration::from_micros(5));
+        assert!(
+            table.contains("not recorded for graphs with loops"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn bytes_read_in_binary_units() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(3 << 20), "3.00 MiB (3145728 bytes)");
+    }
+}
