@@ -403,6 +403,33 @@ fn bench_reports_time_memory_and_ops() {
 }
 
 #[test]
+fn bench_counts_each_loop_iteration() {
+    let model = opreg_tests::shared_dir().join("models/lstm_while");
+    let text = stdout_of(&[
+        "bench",
+        &model.join("graph.pb").to_string_lossy(),
+        "--feeds",
+        &model.join("io.json").to_string_lossy(),
+        "--runs",
+        "2",
+        "--warmup",
+        "0",
+    ]);
+    assert!(
+        text.contains("peak tensor memory: ") && !text.contains("not measured"),
+        "{text}"
+    );
+    // The loop reads one TensorList item per iteration: more than one
+    // execution of the node per run.
+    let get_item = text
+        .lines()
+        .find(|l| l.starts_with("TensorListGetItem "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let count: usize = get_item.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(count > 1, "{get_item}");
+}
+
+#[test]
 fn check_reports_every_node_with_shapes() {
     let text = stdout_of(&[
         "check",

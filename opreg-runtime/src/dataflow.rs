@@ -36,7 +36,7 @@ use smallvec::SmallVec;
 use crate::budget::distinct_bytes;
 use crate::control_flow::ControlFlow;
 use crate::plan::InputDevices;
-use crate::session::{FORWARDING_OPS, run_kernel_step};
+use crate::session::{FORWARDING_OPS, RunProfile, StepTime, run_kernel_step};
 use crate::{Endpoint, Graph, GraphError, RunError};
 use registry_core::kernel::KernelInstance;
 use registry_core::tensor::Tensor;
@@ -341,6 +341,7 @@ impl FlowPlan {
         &self,
         graph: &Graph,
         feeds: SmallVec<[Tensor; 4]>,
+        profile: Option<&mut RunProfile>,
     ) -> Result<Vec<Tensor>, RunError> {
         if feeds.len() != self.feeds.len() {
             return Err(RunError::FeedCount {
@@ -349,6 +350,12 @@ impl FlowPlan {
             });
         }
         let mut state = RunState::new(self, graph);
+        if profile.is_some() {
+            state.profile = Some(RunProfile {
+                steps: Vec::new(),
+                peak_bytes: Some(0),
+            });
+        }
         for (index, tensor) in feeds.iter().enumerate() {
             let (dtype, _) = &self.feeds[index];
             if tensor.dtype() != *dtype {
@@ -371,6 +378,9 @@ impl FlowPlan {
             state.schedule(ROOT, 0, source);
         }
         state.drain()?;
+        if let (Some(profile), Some(recorded)) = (profile, state.profile.take()) {
+            *profile = recorded;
+        }
         let mut out = Vec::with_capacity(self.fetches.len());
         for (index, source) in self.fetches.iter().enumerate() {
             let value = match source {
@@ -490,6 +500,8 @@ struct RunState<'p> {
     scratch_outputs: Vec<Option<Tensor>>,
     /// Buffers counted by `check_memory` (reused).
     seen_buffers: FxHashSet<usize>,
+    /// Step times and peak memory, for a profiled run.
+    profile: Option<RunProfile>,
 }
 
 impl<'p> RunState<'p> {
@@ -507,6 +519,7 @@ impl<'p> RunState<'p> {
             scratch_inputs: Vec::new(),
             scratch_outputs: Vec::new(),
             seen_buffers: FxHashSet::default(),
+            profile: None,
         };
         state.new_instance(0, None);
         state
@@ -705,6 +718,7 @@ impl<'p> RunState<'p> {
         if !dead {
             match &step.kind {
                 Kind::Kernel(kernel) => {
+                    let started = self.profile.is_some().then(Instant::now);
                     run_kernel_step(
                         self.graph,
                         step.node,
@@ -713,6 +727,15 @@ impl<'p> RunState<'p> {
                         &mut inputs,
                         &mut outputs,
                     )?;
+                    if let (Some(profile), Some(started)) = (self.profile.as_mut(), started) {
+                        let node = &self.graph.nodes()[step.node].def;
+                        profile.steps.push(StepTime {
+                            node: node.name.clone(),
+                            op: node.op.clone(),
+                            device: kernel.info().device_type().to_owned(),
+                            time: started.elapsed(),
+                        });
+                    }
                 }
                 Kind::Forward | Kind::Enter { .. } | Kind::Exit { .. } | Kind::NextIteration => {
                     for (out, input) in outputs.iter_mut().zip(inputs.iter_mut()) {
@@ -747,10 +770,12 @@ impl<'p> RunState<'p> {
 
     /// Fails with [`RunError::MemoryLimit`] (naming `node`) when the values
     /// the run holds are over the session's limit.
+    /// A profiled run records the most bytes held after any kernel.
     fn check_memory(&mut self, node: &str, op: &str) -> Result<(), RunError> {
-        let Some(limit) = self.plan.max_memory_bytes else {
+        let limit = self.plan.max_memory_bytes;
+        if limit.is_none() && self.profile.is_none() {
             return Ok(());
-        };
+        }
         let held = self.instances.iter().flatten().flat_map(|frame| {
             let slots = frame.iterations.iter().flat_map(|it| it.inputs.iter());
             let invariants = frame.invariants.iter().map(|(_, v)| v);
@@ -759,7 +784,12 @@ impl<'p> RunState<'p> {
         });
         let fetched = self.fetched.iter().flatten().flatten();
         let bytes = distinct_bytes(held.chain(fetched), &mut self.seen_buffers);
-        if bytes > limit {
+        if let Some(peak) = self.profile.as_mut().and_then(|p| p.peak_bytes.as_mut()) {
+            *peak = (*peak).max(bytes);
+        }
+        if let Some(limit) = limit
+            && bytes > limit
+        {
             return Err(RunError::MemoryLimit {
                 node: node.to_owned(),
                 op: op.to_owned(),

@@ -630,8 +630,7 @@ impl PreparedRun<'_> {
     /// at once. Timing every step costs a little, so time runs with
     /// [`run`](Self::run) and use this for the breakdown.
     ///
-    /// Graphs with loops or conditionals give no step times or peak yet
-    /// (their executor does not record them): the profile is empty.
+    /// In graphs with loops, a step appears once per iteration it ran.
     ///
     /// ```
     /// use opreg_runtime::{Graph, Session};
@@ -687,7 +686,7 @@ impl PreparedRun<'_> {
         let graph = &self.session.graph;
         let plan = match &*self.plan {
             Planned::Straight(plan) => plan,
-            Planned::Flow(plan) => return plan.run(graph, feeds),
+            Planned::Flow(plan) => return plan.run(graph, feeds, profile),
         };
         let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
         let mut remaining = plan.consumers.clone();
@@ -831,8 +830,9 @@ pub struct RunProfile {
     /// Each kernel step, in the order it ran.
     pub steps: Vec<StepTime>,
     /// The most bytes of tensors the run held at once: feeds and
-    /// intermediates, a buffer shared by several counted once. `None` when
-    /// not measured (graphs with loops or conditionals).
+    /// intermediates (in graphs with loops: every value held, counted
+    /// after each kernel), a buffer shared by several counted once. `None`
+    /// when not measured.
     pub peak_bytes: Option<u64>,
 }
 
