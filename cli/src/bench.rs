@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
-use opreg_cli::io_json::NamedTensor;
-use opreg_runtime::{Graph, RunProfile, Session, SessionOptions};
+use opreg_runtime::{RunProfile, Session, SessionOptions};
 
 use crate::CliError;
-use crate::graph_cmds::timing;
+use crate::graph_cmds::{GraphRun, timing};
 
 /// The runs `opreg bench` makes.
 #[derive(Debug, Clone, Copy)]
@@ -24,26 +23,16 @@ pub(crate) struct BenchRuns {
 /// Runs the graph `warmup` times untimed, `runs` times timed, and `runs`
 /// times profiled; the report.
 pub(crate) fn bench(
-    graph: Graph,
-    feeds: Vec<NamedTensor>,
-    fetches: &[String],
+    run: GraphRun,
     options: SessionOptions,
     runs: BenchRuns,
 ) -> Result<String, CliError> {
-    if fetches.is_empty() {
-        return Err(CliError::Input {
-            what: "fetches".into(),
-            message:
-                "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)"
-                    .into(),
-        });
-    }
     let count = runs.runs.max(1);
+    let GraphRun { graph, io, .. } = run;
     let session = Session::with_options(graph, options);
-    let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
-    let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();
+    let (names, fetch_names) = io.signature();
     let prepared = session.prepare(&names, &fetch_names)?;
-    let feed = || feeds.iter().map(|f| f.tensor.clone());
+    let feed = || io.feed_tensors();
     for _ in 0..runs.warmup {
         prepared.run(feed())?;
     }

@@ -175,33 +175,53 @@ pub(crate) enum RunFormat {
     Json,
 }
 
+/// A graph to run, with its feeds and fetches and the devices to place it
+/// on.
+pub(crate) struct GraphRun {
+    pub(crate) graph: Graph,
+    pub(crate) io: RunIo,
+    pub(crate) devices: Vec<String>,
+}
+
+/// What a run is fed and what it fetches (at least one tensor).
+pub(crate) struct RunIo {
+    pub(crate) feeds: Vec<NamedTensor>,
+    pub(crate) fetches: Vec<String>,
+}
+
+impl RunIo {
+    /// The feed names and the fetch names, for `Session::prepare`.
+    pub(crate) fn signature(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            self.feeds.iter().map(|f| f.name.as_str()).collect(),
+            self.fetches.iter().map(String::as_str).collect(),
+        )
+    }
+
+    /// The feeds' tensors, for one run (shared, not copied).
+    pub(crate) fn feed_tensors(&self) -> impl Iterator<Item = Tensor> + '_ {
+        self.feeds.iter().map(|f| f.tensor.clone())
+    }
+}
+
 /// `opreg run`: runs the graph `repeat` times; prints the fetches (and
 /// timings when `repeat > 1`).
 pub(crate) fn run(
-    graph: Graph,
-    feeds: Vec<NamedTensor>,
-    fetches: &[String],
+    run: GraphRun,
     options: SessionOptions,
     format: RunFormat,
     repeat: usize,
 ) -> Result<String, CliError> {
-    if fetches.is_empty() {
-        return Err(CliError::Input {
-            what: "fetches".into(),
-            message:
-                "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)"
-                    .into(),
-        });
-    }
+    let GraphRun { graph, io, .. } = run;
     let session = Session::with_options(graph, options);
-    let names: Vec<&str> = feeds.iter().map(|f| f.name.as_str()).collect();
-    let fetch_names: Vec<&str> = fetches.iter().map(String::as_str).collect();
+    let (names, fetch_names) = io.signature();
     let prepared = session.prepare(&names, &fetch_names)?;
+    let fetches = &io.fetches;
     let mut times = Vec::with_capacity(repeat.max(1));
     let mut outputs = Vec::new();
     for _ in 0..repeat.max(1) {
         let start = Instant::now();
-        outputs = prepared.run(feeds.iter().map(|f| f.tensor.clone()))?;
+        outputs = prepared.run(io.feed_tensors())?;
         times.push(start.elapsed());
     }
     let mut text = match format {

@@ -79,18 +79,8 @@ enum Command {
     },
     /// Run a GraphDef with feeds and print the fetched tensors.
     Run {
-        /// The graph file (.pb or .pbtxt).
-        graph: PathBuf,
-        /// An io.json-style file: its `feeds` list is fed, and its
-        /// `fetches` names are fetched when no --fetch is given.
-        #[arg(long, value_name = "FILE")]
-        feeds: Option<PathBuf>,
-        /// A tensor to fetch, `node:port` (repeatable).
-        #[arg(long = "fetch", value_name = "NAME:PORT")]
-        fetches: Vec<String>,
-        /// Preferred device (nodes without a kernel there run on CPU).
-        #[arg(long, default_value = "cpu")]
-        device: String,
+        #[command(flatten)]
+        input: GraphRunArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t = graph_cmds::RunFormat::Table)]
         format: graph_cmds::RunFormat,
@@ -121,18 +111,8 @@ enum Command {
     /// Time a GraphDef's runs: time per run (min, median, mean), the most
     /// tensor memory a run holds, and the time per op type.
     Bench {
-        /// The graph file (.pb or .pbtxt).
-        graph: PathBuf,
-        /// An io.json-style file: its `feeds` list is fed, and its
-        /// `fetches` names are fetched when no --fetch is given.
-        #[arg(long, value_name = "FILE")]
-        feeds: Option<PathBuf>,
-        /// A tensor to fetch, `node:port` (repeatable).
-        #[arg(long = "fetch", value_name = "NAME:PORT")]
-        fetches: Vec<String>,
-        /// Preferred device (nodes without a kernel there run on CPU).
-        #[arg(long, default_value = "cpu")]
-        device: String,
+        #[command(flatten)]
+        input: GraphRunArgs,
         /// Timed runs (then as many profiled runs for the op table).
         #[arg(long, default_value_t = 50)]
         runs: usize,
@@ -172,6 +152,49 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         against: Option<PathBuf>,
     },
+}
+
+/// What `run` and `bench` run: a graph, its feeds and fetches, a device.
+#[derive(Debug, clap::Args)]
+struct GraphRunArgs {
+    /// The graph file (.pb or .pbtxt).
+    graph: PathBuf,
+    /// An io.json-style file: its `feeds` list is fed, and its
+    /// `fetches` names are fetched when no --fetch is given.
+    #[arg(long, value_name = "FILE")]
+    feeds: Option<PathBuf>,
+    /// A tensor to fetch, `node:port` (repeatable).
+    #[arg(long = "fetch", value_name = "NAME:PORT")]
+    fetches: Vec<String>,
+    /// Preferred device (nodes without a kernel there run on CPU).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+}
+
+impl GraphRunArgs {
+    /// Reads the graph and the feeds; the fetches are --fetch's, or else
+    /// the feeds file's (an error when there are none).
+    fn load(self) -> Result<graph_cmds::GraphRun, CliError> {
+        let (feeds, default_fetches) = optional_feeds(self.feeds.as_deref())?;
+        let fetches = if self.fetches.is_empty() {
+            default_fetches
+        } else {
+            self.fetches
+        };
+        // The graph is read (and its errors reported) first.
+        let graph = Graph::from_file(&self.graph)?;
+        if fetches.is_empty() {
+            return Err(CliError::Input {
+                what: "fetches".into(),
+                message: "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)".into(),
+            });
+        }
+        Ok(graph_cmds::GraphRun {
+            graph,
+            io: graph_cmds::RunIo { feeds, fetches },
+            devices: graph_cmds::devices(&self.device),
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -350,10 +373,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             write_stdout(graph_cmds::check(&graph, &feeds, &devices)?.as_bytes())
         }
         Command::Run {
-            graph,
-            feeds,
-            fetches,
-            device,
+            input,
             format,
             repeat,
             max_memory,
@@ -365,15 +385,9 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             if let Some(bytes) = max_allocation {
                 registry_core::limits::set_max_allocation_bytes(bytes);
             }
-            let (feeds, default_fetches) = optional_feeds(feeds.as_deref())?;
-            let fetches = if fetches.is_empty() {
-                default_fetches
-            } else {
-                fetches
-            };
-            let graph = Graph::from_file(&graph)?;
+            let run = input.load()?;
             let options = SessionOptions {
-                devices: graph_cmds::devices(&device),
+                devices: run.devices.clone(),
                 max_memory_bytes: max_memory,
                 denormals: if keep_denormals {
                     DenormalMode::Ieee
@@ -390,30 +404,21 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                     })
                     .transpose()?,
             };
-            let text = graph_cmds::run(graph, feeds, &fetches, options, format, repeat)?;
+            let text = graph_cmds::run(run, options, format, repeat)?;
             write_stdout(text.as_bytes())
         }
         Command::Bench {
-            graph,
-            feeds,
-            fetches,
-            device,
+            input,
             runs,
             warmup,
         } => {
-            let (feeds, default_fetches) = optional_feeds(feeds.as_deref())?;
-            let fetches = if fetches.is_empty() {
-                default_fetches
-            } else {
-                fetches
-            };
-            let graph = Graph::from_file(&graph)?;
+            let run = input.load()?;
             let options = SessionOptions {
-                devices: graph_cmds::devices(&device),
+                devices: run.devices.clone(),
                 ..SessionOptions::default()
             };
             let runs = bench::BenchRuns { warmup, runs };
-            let text = bench::bench(graph, feeds, &fetches, options, runs)?;
+            let text = bench::bench(run, options, runs)?;
             write_stdout(text.as_bytes())
         }
         Command::Graph { graph, dot, feeds } => {

@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 use crate::api::{TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor, TfApi};
 use crate::load::{LoadedKernel, loaded};
 use crate::status::{Status, kernel_error_code};
-use crate::tensors::{from_tf, to_tf};
+use crate::tensors::{from_tf, tf_dims, to_tf};
 
 /// An opreg kernel built for one TensorFlow node.
 struct BridgedKernel {
@@ -304,7 +304,7 @@ impl ForeignForwarding for TfForwarding {
             let again = unsafe { get_input(api, self.ctx, input as c_int, &status) }?;
             return Ok(Forwarded::Kept(again));
         }
-        let dims: SmallVec<[i64; 4]> = shape.dims().iter().map(|&d| d as i64).collect();
+        let dims = tf_dims(shape.dims());
         let candidate = input as c_int;
         let mut forwarded: c_int = -1;
         // SAFETY: `ctx` is live for the compute call this forwarding
@@ -376,7 +376,7 @@ impl ForeignForwarding for TfForwarding {
             None if zeroed => return Ok(None),
             None => {
                 let size = dtype.element_size().unwrap_or(0) * shape.num_elements();
-                let dims: SmallVec<[i64; 4]> = shape.dims().iter().map(|&d| d as i64).collect();
+                let dims = tf_dims(shape.dims());
                 let status = Status::new(api);
                 // SAFETY: `ctx` is live for this compute call, `index` one of
                 // its outputs, `dims` outlives the call.

@@ -10,7 +10,7 @@
 //! unknown output shapes; one that rejects its inputs fails TensorFlow's
 //! shape inference with its message.
 
-use std::ffi::c_int;
+use std::ffi::{CString, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use registry_core::proto::op_def::ArgDef;
@@ -28,24 +28,63 @@ pub(crate) struct BridgedShapeFn {
     pub(crate) op_def: OpDef,
     /// The op's shape function.
     pub(crate) shape_fn: ShapeFn,
+    /// The `type` attrs, which TensorFlow gives: their names, and as C
+    /// strings.
+    type_attrs: Vec<(String, CString)>,
+    /// The `int` attr the input count tells, if any.
+    sizing: Option<Sizing>,
+}
+
+/// An `int` attr that sizes the op's only list inputs: its value is
+/// `(inputs - fixed) / lists`.
+struct Sizing {
+    attr: String,
+    /// The inputs that are single tensors.
+    fixed: usize,
+    /// The list inputs it sizes.
+    lists: usize,
 }
 
 impl BridgedShapeFn {
     /// The bridge for `op_def`'s shape function `shape_fn`.
     pub(crate) fn new(op_def: &OpDef, shape_fn: ShapeFn) -> Self {
-        let mut op_def = op_def.clone();
-        let derivable: Vec<String> = op_def
+        let type_attrs: Vec<(String, CString)> = op_def
             .attr
             .iter()
-            .filter(|a| a.r#type == "type" || sizing_attr(&op_def, &a.name))
-            .map(|a| a.name.clone())
+            .filter(|a| a.r#type == "type")
+            .map(|a| (a.name.clone(), c_string(&a.name)))
             .collect();
+        let sizing = op_def
+            .attr
+            .iter()
+            .find(|a| sizing_attr(op_def, &a.name))
+            .map(|a| Sizing {
+                attr: a.name.clone(),
+                fixed: op_def
+                    .input_arg
+                    .iter()
+                    .filter(|i| i.number_attr.is_empty() && i.type_list_attr.is_empty())
+                    .count(),
+                lists: op_def
+                    .input_arg
+                    .iter()
+                    .filter(|i| i.number_attr == a.name)
+                    .count(),
+            });
+        let mut op_def = op_def.clone();
         for attr in &mut op_def.attr {
-            if !derivable.contains(&attr.name) {
+            let derivable = type_attrs.iter().any(|(name, _)| *name == attr.name)
+                || sizing.as_ref().is_some_and(|s| s.attr == attr.name);
+            if !derivable {
                 attr.default_value = None;
             }
         }
-        Self { op_def, shape_fn }
+        Self {
+            op_def,
+            shape_fn,
+            type_attrs,
+            sizing,
+        }
     }
 }
 
@@ -109,42 +148,27 @@ unsafe fn run(
         op: op_def.name.clone(),
         ..Default::default()
     };
-    for attr in &op_def.attr {
-        if attr.r#type == "type" {
-            let mut value = 0;
-            let name = c_string(&attr.name);
-            // SAFETY: `ctx` and `status` are live; `value` receives the type.
-            unsafe {
-                (api.TF_ShapeInferenceContext_GetAttrType)(
-                    ctx,
-                    name.as_ptr(),
-                    &mut value,
-                    status.raw(),
-                )
-            };
-            if status.check().is_ok() {
-                let dtype = DataType::try_from(value).unwrap_or(DataType::DtInvalid);
-                node.attr.insert(attr.name.clone(), AttrValue::from(dtype));
-            }
-            status.set(code::OK, "");
-        } else if sizing_attr(op_def, &attr.name) {
-            let fixed = op_def
-                .input_arg
-                .iter()
-                .filter(|a| a.number_attr.is_empty() && a.type_list_attr.is_empty())
-                .count();
-            let lists = op_def
-                .input_arg
-                .iter()
-                .filter(|a| a.number_attr == attr.name)
-                .count();
-            if lists > 0 && count >= fixed && (count - fixed).is_multiple_of(lists) {
-                node.attr.insert(
-                    attr.name.clone(),
-                    AttrValue::from(((count - fixed) / lists) as i64),
-                );
-            }
+    for (attr, name) in &bridge.type_attrs {
+        let mut value = 0;
+        // SAFETY: `ctx` and `status` are live; `value` receives the type.
+        unsafe {
+            (api.TF_ShapeInferenceContext_GetAttrType)(ctx, name.as_ptr(), &mut value, status.raw())
+        };
+        if status.check().is_ok() {
+            let dtype = DataType::try_from(value).unwrap_or(DataType::DtInvalid);
+            node.attr.insert(attr.clone(), AttrValue::from(dtype));
         }
+        status.set(code::OK, "");
+    }
+    if let Some(Sizing { attr, fixed, lists }) = &bridge.sizing
+        && *lists > 0
+        && count >= *fixed
+        && (count - fixed).is_multiple_of(*lists)
+    {
+        node.attr.insert(
+            attr.clone(),
+            AttrValue::from(((count - fixed) / lists) as i64),
+        );
     }
     let outputs = match infer_shapes(op_def, bridge.shape_fn, &node, &inputs, &[]) {
         Ok(outputs) => outputs.into_iter().map(Some).collect(),

@@ -94,7 +94,7 @@ pub fn to_tf(api: &'static TfApi, tensor: &Tensor) -> Result<*mut TF_Tensor, Ker
             tensor.device_type()
         ))
     })?;
-    let dims: SmallVec<[i64; 4]> = tensor.dims().iter().map(|&d| d as i64).collect();
+    let dims = tf_dims(tensor.dims());
     let len = buffer.len();
     let boxed = Box::new(buffer.clone());
     let data = boxed.as_ptr().cast_mut().cast::<c_void>();
@@ -125,6 +125,11 @@ pub fn to_tf(api: &'static TfApi, tensor: &Tensor) -> Result<*mut TF_Tensor, Ker
         )));
     }
     Ok(raw)
+}
+
+/// A shape's dimensions as TensorFlow's C API takes them.
+pub fn tf_dims(dims: &[usize]) -> SmallVec<[i64; 4]> {
+    dims.iter().map(|&d| d as i64).collect()
 }
 
 /// The deallocator of [`to_tf`]'s tensors: drops the buffer handle.
