@@ -10,4 +10,4 @@ if ! rust-analyzer --version >/dev/null 2>&1; then
     rustup component add rust-analyzer
 fi
 rust-analyzer --version
-cargo test -p opreg-tests --test editor_diagnostics -- --ignored
+cargo test -p opreg-tests --test integration -- --ignored editor_diagnostics::

@@ -20,8 +20,8 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(spec_parser decode_binary decode_text graph_validation executor)
 fi
 
-OPREG_FUZZ_CORPUS="$PWD/fuzz/corpus" cargo test -q -p opreg-tests --test fuzz_smoke \
-  -- --ignored write_seed_corpora >/dev/null || { echo "writing seed corpora failed"; exit 1; }
+OPREG_FUZZ_CORPUS="$PWD/fuzz/corpus" cargo test -q -p opreg-tests --test integration \
+  -- --ignored fuzz_smoke::write_seed_corpora >/dev/null || { echo "writing seed corpora failed"; exit 1; }
 (cd fuzz && cargo +nightly fuzz build) || { echo "cargo fuzz build failed"; exit 1; }
 
 mkdir -p fuzz/logs

@@ -40,7 +40,7 @@ bundle=$carried/bundle.tar.xz
 limit_bytes=$((64 * 1024 * 1024))
 # Wall-clock limits of `run`'s steps, in seconds (a device command has 10
 # minutes in all; a hung kernel must not take the whole of it).
-test_timeout=${GPU_VERIFY_TEST_TIMEOUT:-150}
+test_timeout=${GPU_VERIFY_TEST_TIMEOUT:-300}
 opreg_timeout=${GPU_VERIFY_OPREG_TIMEOUT:-60}
 bench_timeout=${GPU_VERIFY_BENCH_TIMEOUT:-300}
 

@@ -7,7 +7,7 @@ use opreg_proto::{OpList, TextFormat};
 use prost::Message;
 use registry_core::registry::OpRegistry;
 
-mod common;
+use crate::common;
 
 use common::{opreg, stdout_of};
 

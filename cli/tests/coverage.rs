@@ -19,7 +19,7 @@ use registry_core::spec::OpSpec;
 use registry_core::tensor::is_supported;
 use serde_json::Value as Json;
 
-mod common;
+use crate::common;
 
 use common::{opreg, stdout_of};
 

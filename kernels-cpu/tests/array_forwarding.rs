@@ -5,7 +5,7 @@
 //! Snapshot[T=DT_STRING]"); what is checked here is which outputs share
 //! their input's buffer and which are copies.
 
-mod common;
+use crate::common;
 
 use registry_core::create_op_kernel;
 use registry_core::kernel::{KernelError, KernelInstance};

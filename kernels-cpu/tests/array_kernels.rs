@@ -4,7 +4,7 @@
 //! computed by hand (or by a naive index loop in this file) over several
 //! dtypes: f32, i64, bool, string, qint8, half and more.
 
-mod common;
+use crate::common;
 
 use registry_core::create_op_kernel;
 use registry_core::kernel::{KernelError, KernelInstance};

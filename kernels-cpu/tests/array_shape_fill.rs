@@ -4,7 +4,7 @@
 //! inputs (eager `tf.raw_ops` calls), or, for large tensors, what a naive
 //! index loop in this file computes.
 
-mod common;
+use crate::common;
 
 use common::{invalid, kernel, run, s, strs, strt, t, try_run, vals};
 

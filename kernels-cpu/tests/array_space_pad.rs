@@ -3,7 +3,7 @@
 //! op documentation, round trips large enough to be filled in parallel,
 //! and bad inputs refused with TF's messages (no panics).
 
-mod common;
+use crate::common;
 
 use common::{invalid, run, shaped, t, try_run};
 

@@ -4,7 +4,7 @@
 //! (eager `tf.raw_ops` calls); large ones (filled in parallel) are checked
 //! against naive index loops in this file.
 
-mod common;
+use crate::common;
 
 use common::{invalid, run_all, s, shaped, strs, strt, t, try_run, vals};
 

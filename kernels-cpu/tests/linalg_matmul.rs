@@ -9,8 +9,7 @@
 //! `abs 2e-2 + rel 8e-3` (one rounding: 2⁻⁸ relative). Hand cases are exact.
 #![cfg(feature = "linalg")]
 
-#[path = "nn_kernels/support.rs"]
-mod support;
+use crate::nn_support as support;
 
 use registry_core::kernel::KernelError;
 use registry_core::proto::DataType;

@@ -3,7 +3,7 @@
 //! unshared lists and copies of shared ones, and the sequences a Keras LSTM
 //! frozen to a graph runs.
 
-mod common;
+use crate::common;
 
 use common::{invalid, run, run_all, s, t, try_run, vals};
 use registry_core::kernel::KernelError;

@@ -1,7 +1,7 @@
 //! AddN: N same-shape inputs summed left to right in the element type.
 //! Integer and exactly representable sums are compared exactly.
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::kernel::{KernelError, KernelInstance};

@@ -5,7 +5,7 @@
 //! results are compared exactly; Pow on floats within 2 ulps of an f64
 //! reference; complex results within 1e-6 (relative) for complex64.
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::kernel::KernelError;

@@ -2,7 +2,7 @@
 //! and the quantized types; TF's x86 float-to-int results; `Truncate`;
 //! unsupported pairs. All results are exact.
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::create_op_kernel;

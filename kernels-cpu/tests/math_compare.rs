@@ -2,7 +2,7 @@
 //! quantized types included, `incompatible_shape_error`), Greater,
 //! LogicalAnd. Outputs are bools and compared exactly.
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::kernel::KernelError;

@@ -3,7 +3,7 @@
 //! float8 types): a node per type is built and `create_op_kernel` must
 //! succeed, and the kernel must run on a small input of that type.
 
-mod math_common;
+use crate::math_common;
 
 use std::path::PathBuf;
 

@@ -134,7 +134,7 @@ fn ulps<T: Copy>(a: &[T], b: &[T], d: impl Fn(T, T) -> u64) -> u64 {
     a.iter().zip(b).map(|(&x, &y)| d(x, y)).max().unwrap_or(0)
 }
 
-mod math_common;
+use crate::math_common;
 use math_common::{MATH_OPS, ulps_f16, ulps_f32, ulps_f64};
 
 /// Runs every math-only fetch of `graph`; returns how many were checked.

@@ -1,7 +1,7 @@
 //! Select (TF's v1 rules) and SelectV2 (broadcasting), all types incl.
 //! strings; values are copied, so results are compared exactly.
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::kernel::KernelError;

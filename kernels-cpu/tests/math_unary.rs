@@ -6,7 +6,7 @@
 //! computed in f32 and rounded, so they equal the rounded f32 result
 //! exactly (TF's own half kernels may differ from that by 1 ulp of half).
 
-mod math_common;
+use crate::math_common;
 
 use math_common::*;
 use registry_core::kernel::KernelError;

@@ -4,8 +4,7 @@
 //! reference graphs and the CPU type coverage. One module per op.
 #![cfg(feature = "nn")]
 
-#[path = "nn_kernels/support.rs"]
-mod support;
+use crate::nn_support as support;
 
 #[path = "nn_kernels/batch_norm.rs"]
 mod batch_norm;

@@ -5,7 +5,7 @@
 //! unless asked for with `--ignored` (they need a GPU).
 #![cfg(feature = "cuda")]
 
-mod common;
+use crate::common;
 
 use common::{compute_on_gpu, gpu, node_for, run_cpu, upload};
 use opreg_cuda::GpuDevice;

@@ -8,7 +8,7 @@
 //! benchmark, not here.)
 #![cfg(all(feature = "cuda", feature = "math"))]
 
-mod common;
+use crate::common;
 
 use common::{compute_on_gpu, gpu, node, run_cpu, tensor, uniform, upload};
 use opreg_cuda::GpuDevice;

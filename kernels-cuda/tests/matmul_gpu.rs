@@ -5,7 +5,7 @@
 //! for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "linalg"))]
 
-mod common;
+use crate::common;
 
 use common::{assert_close, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, values};
 use registry_core::proto::{DataType, NodeDef};

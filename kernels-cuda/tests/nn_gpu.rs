@@ -6,7 +6,7 @@
 //! unless asked for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "nn"))]
 
-mod common;
+use crate::common;
 
 use common::{
     assert_close, compute_on_gpu, gpu, node, pseudo_random, run_cpu, run_gpu, tensor, upload,

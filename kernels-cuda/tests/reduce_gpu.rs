@@ -6,7 +6,7 @@
 //! `--ignored` (they need a GPU).
 #![cfg(feature = "cuda")]
 
-mod common;
+use crate::common;
 
 use common::{compute_on_gpu, gpu, node, run_cpu, tensor, upload, values};
 use opreg_cuda::GpuDevice;

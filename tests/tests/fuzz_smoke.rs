@@ -142,7 +142,7 @@ fn every_target_has_a_smoke_test_and_seeds() {
 }
 
 /// Writes the seed corpora for `scripts/fuzz.sh`:
-/// `OPREG_FUZZ_CORPUS=fuzz/corpus cargo test -p opreg-tests --test fuzz_smoke -- --ignored`.
+/// `OPREG_FUZZ_CORPUS=fuzz/corpus cargo test -p opreg-tests --test integration -- --ignored fuzz_smoke::`.
 #[test]
 #[ignore = "writes files; run by scripts/fuzz.sh"]
 fn write_seed_corpora() {

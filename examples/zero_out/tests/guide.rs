@@ -1,6 +1,6 @@
 //! Keeps `docs/guide.md` true: its code blocks are all of a kind that is
 //! compiled or checked, the compiler messages it quotes are those pinned in
-//! `tests/ui/*.stderr` (and its failing examples are those UI cases), the
+//! `registry-macros/tests/ui/*.stderr` (and its failing examples are those UI cases), the
 //! `opreg` error it shows is the executor's, and the `kernels-cpu` features
 //! it names exist. (The Rust blocks themselves are this crate's doctests.)
 
@@ -70,7 +70,7 @@ fn ui_case(text: &str, suffix: &str) -> Option<String> {
 }
 
 fn ui_file(case: &str, ext: &str) -> String {
-    read(&repo_root().join(format!("tests/ui/{case}.{ext}")))
+    read(&repo_root().join(format!("registry-macros/tests/ui/{case}.{ext}")))
 }
 
 fn is_compiler_message(block: &Block) -> bool {
@@ -131,15 +131,19 @@ fn failing_examples_are_the_ui_cases() {
         if block.info != "rust,compile_fail" {
             continue;
         }
-        let case = ui_case(&block.before, ".rs")
-            .unwrap_or_else(|| panic!("no `tests/ui/<case>.rs` named before:\n{}", block.body));
+        let case = ui_case(&block.before, ".rs").unwrap_or_else(|| {
+            panic!(
+                "no `registry-macros/tests/ui/<case>.rs` named before:\n{}",
+                block.body
+            )
+        });
         // The block is the case's file without its empty `main`.
         let file = ui_file(&case, "rs");
         let file_lines: Vec<&str> = file.lines().filter(|l| *l != "fn main() {}").collect();
         assert_eq!(
             block.body.trim_end(),
             file_lines.join("\n").trim_end(),
-            "the guide's example differs from tests/ui/{case}.rs"
+            "the guide's example differs from registry-macros/tests/ui/{case}.rs"
         );
         // The message shown next is that case's.
         let message = blocks[i + 1..]
@@ -159,13 +163,18 @@ fn failing_examples_are_the_ui_cases() {
 fn compiler_messages_are_the_ui_snapshots() {
     let mut checked = 0;
     for block in guide_blocks().iter().filter(|b| is_compiler_message(b)) {
-        let case = ui_case(&block.before, ".stderr")
-            .unwrap_or_else(|| panic!("no `tests/ui/<case>.stderr` named before:\n{}", block.body));
+        let case = ui_case(&block.before, ".stderr").unwrap_or_else(|| {
+            panic!(
+                "no `registry-macros/tests/ui/<case>.stderr` named before:\n{}",
+                block.body
+            )
+        });
         // The guide places the example in the user's src/lib.rs.
-        let snapshot = ui_file(&case, "stderr").replace(&format!("ui/{case}.rs"), "src/lib.rs");
+        let snapshot =
+            ui_file(&case, "stderr").replace(&format!("tests/ui/{case}.rs"), "src/lib.rs");
         assert!(
             snapshot.contains(&block.body),
-            "the guide's message is not in tests/ui/{case}.stderr:\n{}\n--- snapshot:\n{snapshot}",
+            "the guide's message is not in registry-macros/tests/ui/{case}.stderr:\n{}\n--- snapshot:\n{snapshot}",
             block.body
         );
         checked += 1;

@@ -6,9 +6,7 @@
 
 use std::path::PathBuf;
 
-#[path = "../common/mod.rs"]
-mod common;
-pub use common::node;
+pub use crate::common::node;
 
 use registry_core::create_op_kernel;
 use registry_core::kernel::{CreateKernelError, KernelError, KernelInstance, TensorVec};
