@@ -1,13 +1,18 @@
-//! `opreg check`, `opreg run` and `opreg graph --dot`: TensorFlow GraphDefs
-//! checked, run and drawn.
+//! `opreg check`, `opreg run`, `opreg optimize` and `opreg graph --dot`:
+//! TensorFlow GraphDefs checked, run, rewritten and drawn.
 
 use std::fmt::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use opreg_cli::io_json::{self, NamedTensor};
-use opreg_proto::DataTypeExt;
-use opreg_runtime::{Graph, GraphShapes, Session, SessionOptions};
+use opreg_proto::{DataTypeExt, TextFormat};
+use opreg_runtime::{
+    Graph, GraphOptimizations, GraphShapes, Session, SessionOptions, optimize_graph,
+};
+use prost::Message;
+use registry_core::KernelRegistry;
+use registry_core::registry::OpRegistry;
 use registry_core::shape::Shape;
 use registry_core::tensor::Tensor;
 
@@ -181,6 +186,8 @@ pub(crate) struct GraphRun {
     pub(crate) graph: Graph,
     pub(crate) io: RunIo,
     pub(crate) devices: Vec<String>,
+    /// The rewrites the session runs first.
+    pub(crate) optimizations: GraphOptimizations,
 }
 
 /// What a run is fed and what it fetches (at least one tensor).
@@ -202,6 +209,54 @@ impl RunIo {
     pub(crate) fn feed_tensors(&self) -> impl Iterator<Item = Tensor> + '_ {
         self.feeds.iter().map(|f| f.tensor.clone())
     }
+}
+
+/// `opreg optimize`: rewrites `graph` for `io`'s feeds and fetches, writes
+/// it to `output` (text when the name ends in `.pbtxt`, else binary) and
+/// says what changed.
+pub(crate) fn optimize(
+    graph: &Graph,
+    io: &RunIo,
+    optimizations: &GraphOptimizations,
+    output: &Path,
+) -> Result<String, CliError> {
+    let (feeds, fetches) = io.signature();
+    let options = SessionOptions {
+        optimizations: optimizations.clone(),
+        ..SessionOptions::default()
+    };
+    let (optimized, report) = optimize_graph(
+        graph,
+        &feeds,
+        &fetches,
+        &[],
+        &options,
+        OpRegistry::global(),
+        KernelRegistry::global(),
+    )?;
+    let graph_def = optimized.to_graph_def();
+    let bytes = if output.extension().is_some_and(|e| e == "pbtxt") {
+        graph_def.to_pbtxt().into_bytes()
+    } else {
+        graph_def.encode_to_vec()
+    };
+    std::fs::write(output, bytes).map_err(|source| CliError::WriteFile {
+        path: output.to_owned(),
+        source,
+    })?;
+    Ok(format!(
+        "nodes: {} -> {} ({} pruned or merged away)\n\
+         constant folding: {} tensors computed ahead of time\n\
+         weight folding: {} scales folded into weights, {} additions made BiasAdd\n\
+         wrote {}\n",
+        report.nodes_before,
+        report.nodes_after,
+        report.nodes_before.saturating_sub(report.nodes_after),
+        report.folded_constants,
+        report.folded_scales,
+        report.bias_adds,
+        output.display()
+    ))
 }
 
 /// `opreg run`: runs the graph `repeat` times; prints the fetches (and

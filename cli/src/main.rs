@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use opreg_runtime::{Graph, SessionOptions};
+use opreg_runtime::{Graph, GraphOptimizations, SessionOptions};
 use registry_core::KernelRegistry;
 use registry_core::denormal::DenormalMode;
 use registry_core::registry::{OpRegistry, RegistryError};
@@ -120,6 +120,30 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         warmup: usize,
     },
+    /// Rewrite a GraphDef as a session would before running it (constant
+    /// folding, batch-norm scales folded into weights, BiasAdds) and write
+    /// the result; prints what changed.
+    Optimize {
+        /// The graph file (.pb or .pbtxt).
+        graph: PathBuf,
+        /// An io.json-style file: its `feeds` names are kept as inputs,
+        /// and its `fetches` names are the outputs when no --fetch is given.
+        #[arg(long, value_name = "FILE")]
+        feeds: Option<PathBuf>,
+        /// A tensor to keep as an output, `node:port` (repeatable).
+        #[arg(long = "fetch", value_name = "NAME:PORT")]
+        fetches: Vec<String>,
+        /// Where to write the rewritten graph: binary, or text when the
+        /// name ends in `.pbtxt`.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// Skip constant folding.
+        #[arg(long)]
+        no_constant_folding: bool,
+        /// Skip folding scales into weights (and additions into BiasAdds).
+        #[arg(long)]
+        no_weight_folding: bool,
+    },
     /// Draw a GraphDef.
     Graph {
         /// The graph file.
@@ -169,32 +193,54 @@ struct GraphRunArgs {
     /// Preferred device (nodes without a kernel there run on CPU).
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Run the graph as written, without the rewrites a session runs
+    /// first (see `opreg optimize`).
+    #[arg(long)]
+    no_optimize: bool,
 }
 
 impl GraphRunArgs {
     /// Reads the graph and the feeds; the fetches are --fetch's, or else
     /// the feeds file's (an error when there are none).
     fn load(self) -> Result<graph_cmds::GraphRun, CliError> {
-        let (feeds, default_fetches) = optional_feeds(self.feeds.as_deref())?;
-        let fetches = if self.fetches.is_empty() {
-            default_fetches
-        } else {
-            self.fetches
-        };
-        // The graph is read (and its errors reported) first.
-        let graph = Graph::from_file(&self.graph)?;
-        if fetches.is_empty() {
-            return Err(CliError::Input {
-                what: "fetches".into(),
-                message: "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)".into(),
-            });
-        }
+        let (graph, io) = load_graph_io(&self.graph, self.feeds.as_deref(), self.fetches)?;
         Ok(graph_cmds::GraphRun {
             graph,
-            io: graph_cmds::RunIo { feeds, fetches },
+            io,
             devices: graph_cmds::devices(&self.device),
+            optimizations: if self.no_optimize {
+                GraphOptimizations::none()
+            } else {
+                GraphOptimizations::default()
+            },
         })
     }
+}
+
+/// Reads a graph and its feeds; the fetches are `fetches`, or else the
+/// feeds file's (an error when there are none).
+fn load_graph_io(
+    graph: &std::path::Path,
+    feeds: Option<&std::path::Path>,
+    fetches: Vec<String>,
+) -> Result<(Graph, graph_cmds::RunIo), CliError> {
+    let (feeds, default_fetches) = optional_feeds(feeds)?;
+    let fetches = if fetches.is_empty() {
+        default_fetches
+    } else {
+        fetches
+    };
+    // The graph is read (and its errors reported) first.
+    let graph = Graph::from_file(graph)?;
+    if fetches.is_empty() {
+        return Err(CliError::Input {
+            what: "fetches".into(),
+            message:
+                "nothing to fetch: give --fetch NAME:PORT (or a feeds file with a `fetches` list)"
+                    .into(),
+        });
+    }
+    Ok((graph, graph_cmds::RunIo { feeds, fetches }))
 }
 
 #[derive(Debug, Subcommand)]
@@ -388,6 +434,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             let run = input.load()?;
             let options = SessionOptions {
                 devices: run.devices.clone(),
+                optimizations: run.optimizations.clone(),
                 max_memory_bytes: max_memory,
                 denormals: if keep_denormals {
                     DenormalMode::Ieee
@@ -415,10 +462,28 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             let run = input.load()?;
             let options = SessionOptions {
                 devices: run.devices.clone(),
+                optimizations: run.optimizations.clone(),
                 ..SessionOptions::default()
             };
             let runs = bench::BenchRuns { warmup, runs };
             let text = bench::bench(run, options, runs)?;
+            write_stdout(text.as_bytes())
+        }
+        Command::Optimize {
+            graph,
+            feeds,
+            fetches,
+            output,
+            no_constant_folding,
+            no_weight_folding,
+        } => {
+            let (graph, io) = load_graph_io(&graph, feeds.as_deref(), fetches)?;
+            let optimizations = GraphOptimizations {
+                constant_folding: !no_constant_folding,
+                weight_folding: !no_weight_folding,
+                ..GraphOptimizations::default()
+            };
+            let text = graph_cmds::optimize(&graph, &io, &optimizations, &output)?;
             write_stdout(text.as_bytes())
         }
         Command::Graph { graph, dot, feeds } => {

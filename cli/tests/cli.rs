@@ -621,3 +621,70 @@ fn check_and_dot_show_loops_and_functions() {
         "{dot}"
     );
 }
+
+#[test]
+fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
+    let model = opreg_tests::shared_dir().join("models/mobilenet_v2");
+    let graph = model.join("graph.pb").to_string_lossy().into_owned();
+    let feeds = model.join("io.json").to_string_lossy().into_owned();
+    let out = temp_file("mobilenet_v2_optimized.pbtxt");
+    let text = stdout_of(&[
+        "optimize",
+        &graph,
+        "--feeds",
+        &feeds,
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert!(
+        text.contains("weight folding: 52 scales folded into weights, 52 additions made BiasAdd"),
+        "{text}"
+    );
+    assert!(text.starts_with("nodes: 1052 -> "), "{text}");
+    // Text format, as the name asks; it runs to the graph's outputs.
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("op: \"BiasAdd\""));
+    let run = |graph: &str, extra: &[&str]| {
+        let mut args = vec!["run", graph, "--feeds", &feeds, "--format", "json"];
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    };
+    let parse = |json: &str| -> Vec<f64> {
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        value["fetches"][0]["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let rewritten = parse(&run(&out.to_string_lossy(), &["--no-optimize"]));
+    let as_written = parse(&run(&graph, &["--no-optimize"]));
+    assert_eq!(rewritten.len(), as_written.len());
+    for (a, b) in rewritten.iter().zip(&as_written) {
+        assert!((a - b).abs() <= 1e-4, "{a} against {b}");
+    }
+    // Without weight folding the convolutions keep their Mul.
+    let text = stdout_of(&[
+        "optimize",
+        &graph,
+        "--feeds",
+        &feeds,
+        "-o",
+        &out.to_string_lossy(),
+        "--no-weight-folding",
+    ]);
+    assert!(text.contains("weight folding: 0 scales"), "{text}");
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
+fn optimize_needs_something_to_keep() {
+    let out = temp_file("nothing.pb");
+    let graph = shared_graph("mlp_f32", "graph.pb");
+    let output = opreg(&["optimize", &graph, "-o", &out.to_string_lossy()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("nothing to fetch"), "{stderr}");
+    assert!(!out.exists());
+}

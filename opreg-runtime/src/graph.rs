@@ -334,6 +334,30 @@ impl Graph {
         &self.library
     }
 
+    /// The graph as a GraphDef: its nodes in topological order (each with
+    /// its OpDef's defaults), versions and functions.
+    ///
+    /// ```
+    /// use opreg_runtime::Graph;
+    /// use registry_core::proto::{GraphDef, TextFormat};
+    /// # use opreg_standard_ops as _; // the ops used below
+    /// let graph = Graph::new(GraphDef::from_pbtxt(r#"
+    ///   node { name: "y" op: "Abs" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    ///   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    /// "#).unwrap()).unwrap();
+    /// let names: Vec<String> = graph.to_graph_def().node.into_iter().map(|n| n.name).collect();
+    /// assert_eq!(names, ["x", "y"]);
+    /// ```
+    pub fn to_graph_def(&self) -> GraphDef {
+        let library = self.library.to_proto();
+        GraphDef {
+            node: self.nodes.iter().map(|n| n.def.clone()).collect(),
+            versions: self.versions.clone(),
+            library: (!library.function.is_empty()).then_some(library),
+            ..GraphDef::default()
+        }
+    }
+
     /// The graph's loop frames, when it has TF 1 control flow.
     pub fn control_flow(&self) -> Option<&ControlFlow> {
         self.control_flow.as_ref()

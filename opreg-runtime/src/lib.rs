@@ -17,6 +17,7 @@ mod error;
 pub mod functions;
 mod graph;
 pub mod library;
+mod optimize;
 mod placement;
 mod plan;
 mod session;
@@ -27,6 +28,7 @@ pub mod versions;
 pub use error::{GraphError, RunError, UnknownOp};
 pub use functions::{FunctionError, FunctionLibrary};
 pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
+pub use optimize::{GraphOptimizations, OptimizeReport, optimize_graph};
 pub use placement::requested_device_type;
 pub use session::{
     DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions, StepTime,

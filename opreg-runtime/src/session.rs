@@ -13,6 +13,7 @@ use crate::control_flow::CONTROL_FLOW_OPS;
 use crate::dataflow::{FlowPlan, FlowRequest};
 use crate::functions::FunctionRuntime;
 use crate::functions::ops::{CALL_REGISTRATION, build_call, is_call};
+use crate::optimize::{GraphOptimizations, Preserve, optimize_preserving};
 use crate::placement::{candidates, requested_device_type};
 use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
 use crate::{Endpoint, Graph, GraphError, RunError, threads};
@@ -61,6 +62,12 @@ pub struct SessionOptions {
     /// The longest one execution of a loop may run, checked as each
     /// iteration starts. Default: `None`, no limit.
     pub loop_timeout: Option<Duration>,
+    /// The graph rewrites run on each feeds/fetches signature before it is
+    /// planned (constant folding, weights folding; see [`optimize`](crate::optimize_graph)).
+    /// Default: all on; [`GraphOptimizations::none`] runs the graph as
+    /// written. Graphs with TF 1 control flow (`Switch`, `Merge`, loop
+    /// frames) run as written either way.
+    pub optimizations: GraphOptimizations,
 }
 
 /// The default of [`SessionOptions::max_loop_iterations`]: far more than
@@ -76,11 +83,17 @@ impl Default for SessionOptions {
             denormals: DenormalMode::default(),
             max_loop_iterations: Some(DEFAULT_MAX_LOOP_ITERATIONS),
             loop_timeout: None,
+            optimizations: GraphOptimizations::default(),
         }
     }
 }
 
 type PlanKey = (Vec<String>, Vec<String>, Vec<String>);
+
+fn plan_key(feeds: &[&str], fetches: &[&str], targets: &[&str]) -> PlanKey {
+    let owned = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect();
+    (owned(feeds), owned(fetches), owned(targets))
+}
 
 /// How a plan runs: a straight sequence, or dataflow with frames when its
 /// nodes include TF 1 control flow.
@@ -136,6 +149,9 @@ pub struct Session {
     kernels: &'static KernelRegistry,
     instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
     plans: Mutex<FxHashMap<PlanKey, Arc<Planned>>>,
+    /// The session of each signature's rewritten graph, when
+    /// [`SessionOptions::optimizations`] are on.
+    optimized: Mutex<FxHashMap<PlanKey, Arc<Session>>>,
     /// Devices other than the CPU, opened on first use (or the error).
     devices: Mutex<OpenedDevices>,
     /// The graph's functions, instantiated on first call.
@@ -214,6 +230,7 @@ impl Session {
             kernels,
             instances: Mutex::new(vec![None; n]),
             plans: Mutex::new(FxHashMap::default()),
+            optimized: Mutex::new(FxHashMap::default()),
             devices: Mutex::new(FxHashMap::default()),
             functions,
         }
@@ -233,16 +250,27 @@ impl Session {
         &self.graph
     }
 
-    /// The device type node `name` was placed on, once a run needed it.
+    /// The device type node `name` was placed on, once a run needed it (in
+    /// the graph as written, or as a signature's rewrites left it).
     pub fn placement(&self, name: &str) -> Option<String> {
-        let index = self.graph.index_of(name)?;
-        let instances = self
-            .instances
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        instances[index]
-            .as_ref()
-            .map(|k| k.info().device_type().to_owned())
+        let here = self.graph.index_of(name).and_then(|index| {
+            let instances = self
+                .instances
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            instances[index]
+                .as_ref()
+                .map(|k| k.info().device_type().to_owned())
+        });
+        here.or_else(|| {
+            let optimized = self
+                .optimized
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            optimized
+                .values()
+                .find_map(|session| session.placement(name))
+        })
     }
 
     /// Runs the graph: `feeds` replace tensors (`"node:port"` or `"node"`),
@@ -267,28 +295,93 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<PreparedRun<'_>, RunError> {
-        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect();
-        let key: PlanKey = (owned(feeds), owned(fetches), owned(targets));
+        if self.options.optimizations.is_enabled()
+            && self.graph.control_flow().is_none()
+            && let Some(optimized) = self.optimized_session(feeds, fetches, targets)
+        {
+            let plan = optimized.plan(feeds, fetches, targets)?;
+            return Ok(PreparedRun {
+                session: SessionRef::Shared(optimized),
+                plan,
+            });
+        }
+        Ok(PreparedRun {
+            session: SessionRef::Borrowed(self),
+            plan: self.plan(feeds, fetches, targets)?,
+        })
+    }
+
+    /// The session of the signature's rewritten graph, built once; `None`
+    /// when the rewrites fail (the graph then runs as written, and reports
+    /// a bad feed or fetch itself).
+    fn optimized_session(
+        &self,
+        feeds: &[&str],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Option<Arc<Session>> {
+        let key = plan_key(feeds, fetches, targets);
+        if let Some(session) = self
+            .optimized
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Some(Arc::clone(session));
+        }
+        let preserve = Preserve::new(&self.graph, feeds, fetches, targets).ok()?;
+        let (graph, _) = optimize_preserving(
+            &self.graph,
+            &preserve,
+            &self.options,
+            self.ops,
+            self.kernels,
+        )
+        .ok()?;
+        let options = SessionOptions {
+            optimizations: GraphOptimizations::none(),
+            ..self.options.clone()
+        };
+        let runtime = match &self.functions {
+            Functions::Owner(runtime) => Arc::downgrade(runtime),
+            Functions::Nested(runtime) => runtime.clone(),
+        };
+        let session = Arc::new(Self::assemble(
+            graph,
+            options,
+            self.ops,
+            self.kernels,
+            Functions::Nested(runtime),
+        ));
+        self.optimized
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, Arc::clone(&session));
+        Some(session)
+    }
+
+    /// The plan of a signature of this session's graph, cached.
+    fn plan(
+        &self,
+        feeds: &[&str],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<Arc<Planned>, RunError> {
+        let key = plan_key(feeds, fetches, targets);
         if let Some(plan) = self
             .plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
-            return Ok(PreparedRun {
-                session: self,
-                plan: Arc::clone(plan),
-            });
+            return Ok(Arc::clone(plan));
         }
         let plan = Arc::new(self.build_plan(feeds, fetches, targets)?);
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key, Arc::clone(&plan));
-        Ok(PreparedRun {
-            session: self,
-            plan,
-        })
+        Ok(plan)
     }
 
     fn build_plan(
@@ -578,8 +671,26 @@ fn is_forwarding(op: &str, kernel: &KernelInstance) -> bool {
 /// A planned feeds/fetches signature of a [`Session`]: run it with feed
 /// values in the order the feeds were named.
 pub struct PreparedRun<'s> {
-    session: &'s Session,
+    session: SessionRef<'s>,
     plan: Arc<Planned>,
+}
+
+/// The session a [`PreparedRun`] runs in: the one it was prepared on, or
+/// the session of its signature's rewritten graph.
+enum SessionRef<'s> {
+    Borrowed(&'s Session),
+    Shared(Arc<Session>),
+}
+
+impl std::ops::Deref for SessionRef<'_> {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        match self {
+            SessionRef::Borrowed(session) => session,
+            SessionRef::Shared(session) => session,
+        }
+    }
 }
 
 impl PreparedRun<'_> {

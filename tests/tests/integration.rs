@@ -37,6 +37,9 @@ mod json_diagnostics;
 #[path = "models_e2e.rs"]
 mod models_e2e;
 
+#[path = "optimize.rs"]
+mod optimize;
+
 #[path = "render_roundtrip_conformance.rs"]
 mod render_roundtrip_conformance;
 

@@ -119,6 +119,28 @@ fn add_bias<T: BiasElement>(out: &mut [T], src: Option<&[T]>, bias: &[T], inner:
     }
     let run = |out: &mut [T], src: Option<&[T]>| {
         let out_blocks = out.chunks_mut(block);
+        if inner == 1 {
+            // Channels last (NHWC, MatMul outputs): each block is one row
+            // of channels, added to the bias element-wise (vectorized;
+            // chunks of one element per channel are not).
+            match src {
+                Some(src) => {
+                    for (o, s) in out_blocks.zip(src.chunks(block)) {
+                        for ((o, &s), &b) in o.iter_mut().zip(s).zip(bias) {
+                            *o = s.bias_add(b);
+                        }
+                    }
+                }
+                None => {
+                    for o in out_blocks {
+                        for (o, &b) in o.iter_mut().zip(bias) {
+                            *o = o.bias_add(b);
+                        }
+                    }
+                }
+            }
+            return;
+        }
         match src {
             Some(src) => {
                 for (o, s) in out_blocks.zip(src.chunks(block)) {

@@ -105,6 +105,18 @@ impl FunctionLibrary {
         self.functions.len()
     }
 
+    /// The functions as a `FunctionDefLibrary`, sorted by name.
+    pub fn to_proto(&self) -> FunctionDefLibrary {
+        FunctionDefLibrary {
+            function: self
+                .names()
+                .into_iter()
+                .filter_map(|name| self.function(name).cloned())
+                .collect(),
+            ..FunctionDefLibrary::default()
+        }
+    }
+
     /// The names of the functions, sorted.
     pub fn names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.functions.keys().map(String::as_str).collect();

@@ -1,0 +1,416 @@
+//! The graph rewrites a session runs before planning (constant folding,
+//! weight folding): each keeps the fetched values (exactly, or within
+//! float rounding where weights are folded), leaves fed and fetched nodes
+//! alone, and can be turned off.
+
+use opreg_runtime::{Graph, GraphOptimizations, OptimizeReport, Session, SessionOptions};
+use opreg_tests::graphs::{compare_model, shared_model};
+use registry_core::kernel::KernelRegistry;
+use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef};
+use registry_core::registry::OpRegistry;
+use registry_core::tensor::Tensor;
+
+fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
+    NodeDef {
+        name: name.into(),
+        op: op.into(),
+        input: inputs.iter().map(|s| (*s).to_owned()).collect(),
+        attr: attrs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+        ..NodeDef::default()
+    }
+}
+
+fn constant(name: &str, value: &Tensor) -> NodeDef {
+    node(
+        name,
+        "Const",
+        &[],
+        &[
+            ("dtype", value.dtype().into()),
+            ("value", value.to_proto().into()),
+        ],
+    )
+}
+
+fn placeholder(name: &str, dtype: DataType) -> NodeDef {
+    node(name, "Placeholder", &[], &[("dtype", dtype.into())])
+}
+
+fn float_op(name: &str, op: &str, inputs: &[&str]) -> NodeDef {
+    node(name, op, inputs, &[("T", DataType::DtFloat.into())])
+}
+
+fn graph(nodes: Vec<NodeDef>) -> Graph {
+    kernels_cpu::link();
+    Graph::new(GraphDef {
+        node: nodes,
+        ..GraphDef::default()
+    })
+    .unwrap()
+}
+
+fn optimize(graph: &Graph, feeds: &[&str], fetches: &[&str]) -> (Graph, OptimizeReport) {
+    opreg_runtime::optimize_graph(
+        graph,
+        feeds,
+        fetches,
+        &[],
+        &SessionOptions::default(),
+        OpRegistry::global(),
+        KernelRegistry::global(),
+    )
+    .unwrap()
+}
+
+/// Runs `graph` with and without the rewrites.
+fn run_both(
+    graph: &Graph,
+    feeds: &[(&str, Tensor)],
+    fetches: &[&str],
+) -> (Vec<Tensor>, Vec<Tensor>) {
+    let optimized = Session::new(graph.clone()).run(feeds, fetches).unwrap();
+    let plain = Session::with_options(
+        graph.clone(),
+        SessionOptions {
+            optimizations: GraphOptimizations::none(),
+            ..SessionOptions::default()
+        },
+    )
+    .run(feeds, fetches)
+    .unwrap();
+    (optimized, plain)
+}
+
+fn scalar(v: f32) -> Tensor {
+    Tensor::from_vec([], vec![v]).unwrap()
+}
+
+/// Deterministic values in [-1, 1).
+fn values(n: usize, seed: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| {
+            let x = (i as u32)
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(seed.wrapping_mul(40_503));
+            (x >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+fn assert_close(a: &Tensor, b: &Tensor, tolerance: f32) {
+    assert_eq!(a.dims(), b.dims());
+    let (a, b) = (a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tolerance * y.abs().max(1.0),
+            "element {i}: {x} against {y}"
+        );
+    }
+}
+
+#[test]
+fn constant_subgraphs_become_consts_and_keep_their_values() {
+    let g = graph(vec![
+        placeholder("x", DataType::DtFloat),
+        constant("two", &scalar(2.0)),
+        float_op("four", "Mul", &["two", "two"]),
+        float_op("root", "Sqrt", &["four"]),
+        float_op("y", "Mul", &["x", "root"]),
+    ]);
+    let (optimized, report) = optimize(&g, &["x"], &["y"]);
+    assert_eq!(optimized.node("root").unwrap().op(), "Const");
+    // Only the tensor the Mul reads is materialized; the rest is pruned.
+    assert!(optimized.node("four").is_none());
+    assert_eq!(report.folded_constants, 1);
+    assert_eq!((report.nodes_before, report.nodes_after), (5, 3));
+    let x = Tensor::from_vec([3], vec![1.0f32, -2.0, 0.5]).unwrap();
+    let (ours, plain) = run_both(&g, &[("x", x)], &["y"]);
+    assert_eq!(ours, plain);
+    assert_eq!(ours[0].as_slice::<f32>().unwrap(), [2.0, -4.0, 1.0]);
+}
+
+#[test]
+fn a_fed_constant_is_not_folded() {
+    let g = graph(vec![
+        constant("c", &scalar(3.0)),
+        float_op("square", "Mul", &["c", "c"]),
+    ]);
+    let (optimized, report) = optimize(&g, &["c"], &["square"]);
+    assert_eq!(optimized.node("square").unwrap().op(), "Mul");
+    assert_eq!(report.folded_constants, 0);
+    let session = Session::new(g);
+    let out = session.run(&[("c", scalar(5.0))], &["square"]).unwrap();
+    assert_eq!(out[0], scalar(25.0));
+    // Unfed, the same session folds it.
+    let out = session.run(&[], &["square"]).unwrap();
+    assert_eq!(out[0], scalar(9.0));
+    let prepared = session.prepare(&[], &["square"]).unwrap();
+    assert_eq!(prepared.executed_nodes(), ["square"]);
+    assert_eq!(session.placement("square").as_deref(), Some("CPU"));
+}
+
+#[test]
+fn results_over_the_size_limit_stay_computations() {
+    let dims = Tensor::from_vec([2], vec![1024i32, 1024]).unwrap();
+    let g = graph(vec![
+        constant("dims", &dims),
+        constant("one", &scalar(1.0)),
+        node(
+            "ones",
+            "Fill",
+            &["dims", "one"],
+            &[
+                ("T", DataType::DtFloat.into()),
+                ("index_type", DataType::DtInt32.into()),
+            ],
+        ),
+        constant("axes", &Tensor::from_vec([2], vec![0i32, 1]).unwrap()),
+        node(
+            "total",
+            "Sum",
+            &["ones", "axes"],
+            &[
+                ("T", DataType::DtFloat.into()),
+                ("Tidx", DataType::DtInt32.into()),
+            ],
+        ),
+    ]);
+    // 4 MiB of ones: over a 1 MiB limit, so neither it nor its sum folds.
+    let small = GraphOptimizations {
+        max_constant_bytes: 1 << 20,
+        ..GraphOptimizations::default()
+    };
+    let small = SessionOptions {
+        optimizations: small,
+        ..SessionOptions::default()
+    };
+    let (_, report) = opreg_runtime::optimize_graph(
+        &g,
+        &[],
+        &["total"],
+        &[],
+        &small,
+        OpRegistry::global(),
+        KernelRegistry::global(),
+    )
+    .unwrap();
+    assert_eq!(report.folded_constants, 0);
+    // Under the default 10 MiB it folds to the one scalar fetched.
+    let (optimized, report) = optimize(&g, &[], &["total"]);
+    assert_eq!(report.folded_constants, 1);
+    assert_eq!(optimized.nodes().len(), 1);
+    let session = Session::with_options(g, small);
+    assert_eq!(session.run(&[], &["total"]).unwrap()[0], scalar(1048576.0));
+}
+
+#[test]
+fn a_node_that_fails_on_its_constants_fails_the_run_as_written() {
+    let int = |v: i32| Tensor::from_vec([], vec![v]).unwrap();
+    let g = graph(vec![
+        constant("seven", &int(7)),
+        constant("zero", &int(0)),
+        node(
+            "quotient",
+            "FloorDiv",
+            &["seven", "zero"],
+            &[("T", DataType::DtInt32.into())],
+        ),
+    ]);
+    let optimized = Session::new(g.clone()).run(&[], &["quotient"]).unwrap_err();
+    let plain = Session::with_options(
+        g,
+        SessionOptions {
+            optimizations: GraphOptimizations::none(),
+            ..SessionOptions::default()
+        },
+    )
+    .run(&[], &["quotient"])
+    .unwrap_err();
+    assert_eq!(optimized.to_string(), plain.to_string());
+    assert!(
+        optimized.to_string().contains("Integer division by zero"),
+        "{optimized}"
+    );
+}
+
+/// `x -> Conv2D(W) -> Mul(scale) -> Add/Sub(offset)`: batch normalization
+/// as a frozen model keeps it, here with the constants still to fold.
+fn conv_batch_norm(op: &str, offset_op: &str) -> Graph {
+    let (filter_dims, channels): (Vec<usize>, usize) = match op {
+        "Conv2D" => (vec![3, 3, 2, 4], 4),
+        "DepthwiseConv2dNative" => (vec![3, 3, 2, 2], 4),
+        _ => unreachable!(),
+    };
+    let n: usize = filter_dims.iter().product();
+    let filter = Tensor::from_vec(filter_dims, values(n, 1)).unwrap();
+    let gamma = Tensor::from_vec([channels], values(channels, 2)).unwrap();
+    let variance = Tensor::from_vec(
+        [channels],
+        values(channels, 3).iter().map(|v| v.abs() + 0.5).collect(),
+    )
+    .unwrap();
+    let beta = Tensor::from_vec([1, 1, 1, channels], values(channels, 4)).unwrap();
+    let conv_attrs = [
+        ("T", DataType::DtFloat.into()),
+        ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+        ("padding", "SAME".into()),
+    ];
+    graph(vec![
+        placeholder("x", DataType::DtFloat),
+        constant("w", &filter),
+        node(
+            "w/read",
+            "Identity",
+            &["w"],
+            &[("T", DataType::DtFloat.into())],
+        ),
+        node("conv", op, &["x", "w/read"], &conv_attrs),
+        constant("gamma", &gamma),
+        constant("variance", &variance),
+        constant("epsilon", &scalar(1e-3)),
+        float_op("var_eps", "AddV2", &["variance", "epsilon"]),
+        float_op("rsqrt", "Rsqrt", &["var_eps"]),
+        float_op("scale", "Mul", &["gamma", "rsqrt"]),
+        float_op("scaled", "Mul", &["scale", "conv"]),
+        constant("beta", &beta),
+        float_op("out", offset_op, &["scaled", "beta"]),
+        float_op("relu", "Relu6", &["out"]),
+    ])
+}
+
+fn conv_input() -> Tensor {
+    Tensor::from_vec([2, 5, 5, 2], values(100, 7)).unwrap()
+}
+
+#[test]
+fn batch_norm_scales_fold_into_convolution_weights() {
+    for op in ["Conv2D", "DepthwiseConv2dNative"] {
+        for offset in ["AddV2", "Sub"] {
+            let g = conv_batch_norm(op, offset);
+            let (optimized, report) = optimize(&g, &["x"], &["relu"]);
+            assert_eq!(
+                (report.folded_scales, report.bias_adds),
+                (1, 1),
+                "{op} {offset}: {report:?}"
+            );
+            // The Mul is now the convolution (on scaled weights) and the
+            // offset a BiasAdd; the original convolution is gone.
+            assert_eq!(optimized.node("scaled").unwrap().op(), op);
+            assert_eq!(optimized.node("out").unwrap().op(), "BiasAdd");
+            assert!(optimized.node("conv").is_none());
+            let session = Session::new(g.clone());
+            let executed: Vec<String> = session
+                .prepare(&["x"], &["relu"])
+                .unwrap()
+                .executed_nodes()
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            // Two constants (the scaled weights, the bias as a vector) and
+            // three kernels.
+            assert_eq!(
+                executed,
+                ["scaled/folded_weights", "scaled", "out/bias", "out", "relu"],
+                "{op} {offset}"
+            );
+            let (ours, plain) = run_both(&g, &[("x", conv_input())], &["relu"]);
+            assert_close(&ours[0], &plain[0], 1e-5);
+        }
+    }
+}
+
+#[test]
+fn a_fetched_convolution_keeps_its_value() {
+    let g = conv_batch_norm("Conv2D", "AddV2");
+    let (optimized, report) = optimize(&g, &["x"], &["relu", "conv"]);
+    assert_eq!(report.folded_scales, 0, "{report:?}");
+    assert_eq!(optimized.node("conv").unwrap().op(), "Conv2D");
+    let (ours, plain) = run_both(&g, &[("x", conv_input())], &["relu", "conv"]);
+    assert_eq!(ours[1], plain[1]);
+    assert_close(&ours[0], &plain[0], 1e-5);
+}
+
+#[test]
+fn matmul_scales_fold_into_either_weight_layout() {
+    for transpose_b in [false, true] {
+        let b_dims = if transpose_b { [3, 5] } else { [5, 3] };
+        let g = graph(vec![
+            placeholder("x", DataType::DtFloat),
+            constant("b", &Tensor::from_vec(b_dims, values(15, 11)).unwrap()),
+            node(
+                "mm",
+                "MatMul",
+                &["x", "b"],
+                &[
+                    ("T", DataType::DtFloat.into()),
+                    ("transpose_b", transpose_b.into()),
+                ],
+            ),
+            constant(
+                "s",
+                &Tensor::from_vec([3], vec![2.0f32, -0.5, 3.0]).unwrap(),
+            ),
+            float_op("y", "Mul", &["mm", "s"]),
+        ]);
+        let (optimized, report) = optimize(&g, &["x"], &["y"]);
+        assert_eq!(report.folded_scales, 1, "transpose_b {transpose_b}");
+        assert_eq!(optimized.node("y").unwrap().op(), "MatMul");
+        let x = Tensor::from_vec([4, 5], values(20, 12)).unwrap();
+        let (ours, plain) = run_both(&g, &[("x", x)], &["y"]);
+        assert_close(&ours[0], &plain[0], 1e-5);
+    }
+}
+
+#[test]
+fn a_scale_that_is_not_per_channel_is_left_alone() {
+    // A scale per row of the output, not per channel: not foldable.
+    let g = graph(vec![
+        placeholder("x", DataType::DtFloat),
+        constant("b", &Tensor::from_vec([5, 3], values(15, 11)).unwrap()),
+        node(
+            "mm",
+            "MatMul",
+            &["x", "b"],
+            &[("T", DataType::DtFloat.into())],
+        ),
+        constant(
+            "s",
+            &Tensor::from_vec([4, 1], vec![2.0f32, -0.5, 3.0, 1.0]).unwrap(),
+        ),
+        float_op("y", "Mul", &["mm", "s"]),
+    ]);
+    let (optimized, report) = optimize(&g, &["x"], &["y"]);
+    assert_eq!(report.folded_scales, 0);
+    assert_eq!(optimized.node("y").unwrap().op(), "Mul");
+}
+
+#[test]
+fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
+    let m = shared_model("mobilenet_v2");
+    let g = Graph::from_file(m.dir.join("graph.pb")).unwrap();
+    let feeds: Vec<&str> = m.feed_pairs().iter().map(|(n, _)| *n).collect();
+    let (optimized, report) = optimize(&g, &feeds, &m.fetch_names());
+    // Each of the 52 convolutions carries a batch norm.
+    assert_eq!(
+        (report.folded_scales, report.bias_adds),
+        (52, 52),
+        "{report:?}"
+    );
+    let left: Vec<&str> = optimized
+        .nodes()
+        .iter()
+        .map(|n| n.op())
+        .filter(|op| matches!(*op, "Mul" | "Sub" | "Rsqrt" | "AddV2"))
+        .collect();
+    // The residual connections' additions stay.
+    assert!(left.iter().all(|op| *op == "AddV2"), "{left:?}");
+    let outputs = Session::new(g)
+        .run(&m.feed_pairs(), &m.fetch_names())
+        .unwrap();
+    for (fetch, ours) in m.fetches.iter().zip(&outputs) {
+        compare_model(&fetch.name, ours, &fetch.tensor).unwrap();
+    }
+}
