@@ -151,7 +151,7 @@ pub struct Session {
     plans: Mutex<FxHashMap<PlanKey, Arc<Planned>>>,
     /// The session of each signature's rewritten graph, when
     /// [`SessionOptions::optimizations`] are on.
-    optimized: Mutex<FxHashMap<PlanKey, Arc<Session>>>,
+    optimized: Mutex<FxHashMap<PlanKey, Option<Arc<Session>>>>,
     /// Devices other than the CPU, opened on first use (or the error).
     devices: Mutex<OpenedDevices>,
     /// The graph's functions, instantiated on first call.
@@ -269,6 +269,7 @@ impl Session {
                 .unwrap_or_else(PoisonError::into_inner);
             optimized
                 .values()
+                .flatten()
                 .find_map(|session| session.placement(name))
         })
     }
@@ -295,11 +296,12 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<PreparedRun<'_>, RunError> {
+        let key = plan_key(feeds, fetches, targets);
         if self.options.optimizations.is_enabled()
             && self.graph.control_flow().is_none()
-            && let Some(optimized) = self.optimized_session(feeds, fetches, targets)
+            && let Some(optimized) = self.optimized_session(&key, feeds, fetches, targets)
         {
-            let plan = optimized.plan(feeds, fetches, targets)?;
+            let plan = optimized.plan(&key, feeds, fetches, targets)?;
             return Ok(PreparedRun {
                 session: SessionRef::Shared(optimized),
                 plan,
@@ -307,28 +309,42 @@ impl Session {
         }
         Ok(PreparedRun {
             session: SessionRef::Borrowed(self),
-            plan: self.plan(feeds, fetches, targets)?,
+            plan: self.plan(&key, feeds, fetches, targets)?,
         })
     }
 
     /// The session of the signature's rewritten graph, built once; `None`
-    /// when the rewrites fail (the graph then runs as written, and reports
-    /// a bad feed or fetch itself).
+    /// (also remembered) when the rewrites fail: the graph then runs as
+    /// written, and reports a bad feed or fetch itself.
     fn optimized_session(
+        &self,
+        key: &PlanKey,
+        feeds: &[&str],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Option<Arc<Session>> {
+        if let Some(session) = self
+            .optimized
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+        {
+            return session.clone();
+        }
+        let session = self.build_optimized(feeds, fetches, targets);
+        self.optimized
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), session.clone());
+        session
+    }
+
+    fn build_optimized(
         &self,
         feeds: &[&str],
         fetches: &[&str],
         targets: &[&str],
     ) -> Option<Arc<Session>> {
-        let key = plan_key(feeds, fetches, targets);
-        if let Some(session) = self
-            .optimized
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
-            return Some(Arc::clone(session));
-        }
         let preserve = Preserve::new(&self.graph, feeds, fetches, targets).ok()?;
         let (graph, _) = optimize_preserving(
             &self.graph,
@@ -346,33 +362,28 @@ impl Session {
             Functions::Owner(runtime) => Arc::downgrade(runtime),
             Functions::Nested(runtime) => runtime.clone(),
         };
-        let session = Arc::new(Self::assemble(
+        Some(Arc::new(Self::assemble(
             graph,
             options,
             self.ops,
             self.kernels,
             Functions::Nested(runtime),
-        ));
-        self.optimized
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, Arc::clone(&session));
-        Some(session)
+        )))
     }
 
     /// The plan of a signature of this session's graph, cached.
     fn plan(
         &self,
+        key: &PlanKey,
         feeds: &[&str],
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<Arc<Planned>, RunError> {
-        let key = plan_key(feeds, fetches, targets);
         if let Some(plan) = self
             .plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
+            .get(key)
         {
             return Ok(Arc::clone(plan));
         }
@@ -380,7 +391,7 @@ impl Session {
         self.plans
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, Arc::clone(&plan));
+            .insert(key.clone(), Arc::clone(&plan));
         Ok(plan)
     }
 
