@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Times every graph of shared/models and shared/graphs through opreg,
+TensorFlow 2.21 and ONNX Runtime, side by side in one run, and prints the
+median time per run of each with the ratios (run by scripts/compare-speed.sh,
+which installs what it needs into .cache/speed).
+
+    compare_speed.py OPREG SHARED_DIR [--runs N] [--only NAME...]
+
+- opreg: `OPREG bench GRAPH --feeds io.json --runs N` (its median line).
+- TensorFlow: a Session on the frozen GraphDef, Grappler and oneDNN as
+  TensorFlow sets them by default, 2 intra-op threads.
+- ONNX Runtime: the GraphDef converted by tf2onnx (opset 17), 2 intra-op
+  threads, all graph optimizations. A graph tf2onnx cannot convert, or ORT
+  cannot run, is reported as such.
+
+Each graph's outputs are checked against io.json's fetches (within 1e-3 of
+the scale) for TF and ORT too, so that a wrong conversion is not timed. The
+three are timed one after the other per graph, the order rotating, after
+warm-up runs.
+"""
+import argparse
+import gc
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+DTYPES = {"DT_FLOAT": np.float32, "DT_DOUBLE": np.float64, "DT_HALF": np.float16,
+          "DT_INT32": np.int32, "DT_INT64": np.int64, "DT_BOOL": np.bool_,
+          "DT_INT8": np.int8, "DT_UINT8": np.uint8}
+
+
+def decode(entry):
+    values = [float("nan") if v == "NaN" else float("inf") if v == "Infinity"
+              else float("-inf") if v == "-Infinity" else v for v in entry["values"]]
+    return np.array(values, dtype=DTYPES[entry["dtype"]]).reshape(entry["shape"])
+
+
+def load(folder):
+    graph_def = tf.compat.v1.GraphDef()
+    with open(os.path.join(folder, "graph.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    with open(os.path.join(folder, "io.json")) as f:
+        io = json.load(f)
+    feeds = {e["name"]: decode(e) for e in io["feeds"]}
+    fetches = [e["name"] for e in io["fetches"]]
+    expected = [decode(e) if "values" in e else None for e in io["fetches"]]
+    return graph_def, feeds, fetches, expected
+
+
+def close(ours, want):
+    if want is None:
+        return True
+    ours = np.asarray(ours)
+    if ours.shape != want.shape:
+        return False
+    if want.dtype.kind in "iub":
+        return np.array_equal(ours, want)
+    scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
+    return bool(np.all(np.abs(ours.astype(np.float64) - want.astype(np.float64)) <= 1e-3 * scale))
+
+
+def median_us(run, runs, warmup=5):
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2] * 1e6
+
+
+def time_opreg(opreg, folder, runs):
+    out = subprocess.run(
+        [opreg, "bench", os.path.join(folder, "graph.pb"), "--feeds",
+         os.path.join(folder, "io.json"), "--runs", str(runs)],
+        capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
+    m = re.search(r"median ([0-9.]+) us", out.stdout)
+    return (float(m.group(1)), None) if m else (None, "no median in opreg's output")
+
+
+def tf_session(graph_def, feeds, fetches):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2,
+                                      inter_op_parallelism_threads=1)
+    return tf.compat.v1.Session(graph=graph, config=config)
+
+
+def time_tf(graph_def, feeds, fetches, expected, runs):
+    try:
+        sess = tf_session(graph_def, feeds, fetches)
+        outputs = sess.run(fetches, feeds)
+    except Exception as e:  # a graph TF itself cannot run here
+        return None, f"TF: {type(e).__name__}"
+    try:
+        if not all(close(o, w) for o, w in zip(outputs, expected)):
+            return None, "TF's outputs differ from io.json"
+        return median_us(lambda: sess.run(fetches, feeds), runs), None
+    finally:
+        # Its thread pool must not compete with the next timing.
+        sess.close()
+
+
+def time_ort(graph_def, feeds, fetches, expected, runs):
+    try:
+        import onnxruntime as ort
+        import tf2onnx
+    except ImportError as e:
+        return None, f"not installed: {e.name}"
+    try:
+        model, _ = tf2onnx.convert.from_graph_def(
+            graph_def, input_names=list(feeds), output_names=fetches, opset=17)
+    except Exception as e:
+        return None, f"tf2onnx: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        sess = ort.InferenceSession(model.SerializeToString(), options,
+                                    providers=["CPUExecutionProvider"])
+        names = [i.name for i in sess.get_inputs()]
+        feed = {n: feeds[n] for n in names}
+        outputs = sess.run(fetches, feed)
+    except Exception as e:
+        return None, f"ORT: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+    try:
+        if not all(close(o, w) for o, w in zip(outputs, expected)):
+            return None, "ORT's outputs differ from io.json"
+        return median_us(lambda: sess.run(fetches, feed), runs), None
+    finally:
+        # Its spinning intra-op threads must not compete with the next
+        # timing.
+        del sess
+        gc.collect()
+
+
+def fmt(us):
+    if us is None:
+        return "-"
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} us"
+
+
+def ratio(ours, theirs):
+    return f"{ours / theirs:.2f}" if ours and theirs else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("opreg")
+    parser.add_argument("shared")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args()
+    folders = []
+    for kind in ("models", "graphs"):
+        root = os.path.join(args.shared, kind)
+        for name in sorted(os.listdir(root)):
+            folder = os.path.join(root, name)
+            if os.path.exists(os.path.join(folder, "graph.pb")) and \
+                    os.path.exists(os.path.join(folder, "io.json")) and \
+                    (not args.only or name in args.only):
+                folders.append((f"{kind}/{name}", folder))
+    print(f"median per run, {args.runs} runs after 5 warm-up runs; "
+          f"ratio = opreg / other (below 1: opreg faster)")
+    print(f"TF {tf.__version__}", end="")
+    try:
+        import onnxruntime
+        import tf2onnx
+        print(f", ONNX Runtime {onnxruntime.__version__}, tf2onnx {tf2onnx.__version__}")
+    except ImportError:
+        print(", ONNX Runtime not installed")
+    print()
+    print(f"| graph | opreg | TensorFlow | ONNX Runtime | opreg/TF | opreg/ORT | notes |")
+    print("|---|---|---|---|---|---|---|")
+    for i, (label, folder) in enumerate(folders):
+        graph_def, feeds, fetches, expected = load(folder)
+        timers = [
+            ("opreg", lambda: time_opreg(args.opreg, folder, args.runs)),
+            ("tf", lambda: time_tf(graph_def, feeds, fetches, expected, args.runs)),
+            ("ort", lambda: time_ort(graph_def, feeds, fetches, expected, args.runs)),
+        ]
+        # Rotate the order, so that no one always runs first.
+        k = i % len(timers)
+        results = {}
+        for name, timer in timers[k:] + timers[:k]:
+            results[name] = timer()
+        notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
+        ours, theirs_tf, theirs_ort = (results[n][0] for n in ("opreg", "tf", "ort"))
+        print(f"| {label} | {fmt(ours)} | {fmt(theirs_tf)} | {fmt(theirs_ort)} | "
+              f"{ratio(ours, theirs_tf)} | {ratio(ours, theirs_ort)} | {notes} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
