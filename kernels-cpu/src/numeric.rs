@@ -234,7 +234,10 @@ pub trait Denormal: Copy {
 impl Denormal for f32 {
     #[inline(always)]
     fn flushed(self) -> Self {
-        if self.is_subnormal() {
+        // A compare and a select (zeros map to themselves, NaN compares
+        // false), which vectorizes; `is_subnormal`'s classification does
+        // not, and made the flushing kernels 4 to 7 times slower.
+        if self.abs() < f32::MIN_POSITIVE {
             0.0f32.copysign(self)
         } else {
             self
@@ -245,7 +248,10 @@ impl Denormal for f32 {
 impl Denormal for f64 {
     #[inline(always)]
     fn flushed(self) -> Self {
-        if self.is_subnormal() {
+        // A compare and a select (zeros map to themselves, NaN compares
+        // false), which vectorizes; `is_subnormal`'s classification does
+        // not, and made the flushing kernels 4 to 7 times slower.
+        if self.abs() < f64::MIN_POSITIVE {
             0.0f64.copysign(self)
         } else {
             self
