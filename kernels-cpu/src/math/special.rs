@@ -82,12 +82,14 @@ macro_rules! native_special {
         impl Relu6Op for $t {
             #[inline(always)]
             fn tf_relu6(self) -> Self {
-                if self.is_nan() {
-                    self
-                } else if self > 0.0 {
-                    self.min(6.0)
-                } else {
+                // Compares and selects (NaN compares false and stays):
+                // vectorizes, where `is_nan` then `min` did not.
+                if self <= 0.0 {
                     0.0
+                } else if self > 6.0 {
+                    6.0
+                } else {
+                    self
                 }
             }
         }
