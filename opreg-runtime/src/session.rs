@@ -90,6 +90,22 @@ impl Default for SessionOptions {
 
 type PlanKey = (Vec<String>, Vec<String>, Vec<String>);
 
+/// The value of `key` in `cache`, built (outside the lock) and kept on
+/// first use; a failed build is not kept.
+fn cached<V: Clone, E>(
+    cache: &Mutex<FxHashMap<PlanKey, V>>,
+    key: &PlanKey,
+    build: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E> {
+    let lock = || cache.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(value) = lock().get(key) {
+        return Ok(value.clone());
+    }
+    let value = build()?;
+    lock().insert(key.clone(), value.clone());
+    Ok(value)
+}
+
 fn plan_key(feeds: &[&str], fetches: &[&str], targets: &[&str]) -> PlanKey {
     let owned = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect();
     (owned(feeds), owned(fetches), owned(targets))
@@ -323,19 +339,9 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Option<Arc<Session>> {
-        if let Some(session) = self
-            .optimized
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(key)
-        {
-            return session.clone();
-        }
-        let session = self.build_optimized(feeds, fetches, targets);
-        self.optimized
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone(), session.clone());
+        let Ok(session) = cached(&self.optimized, key, || {
+            Ok::<_, std::convert::Infallible>(self.build_optimized(feeds, fetches, targets))
+        });
         session
     }
 
@@ -379,20 +385,9 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<Arc<Planned>, RunError> {
-        if let Some(plan) = self
-            .plans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(key)
-        {
-            return Ok(Arc::clone(plan));
-        }
-        let plan = Arc::new(self.build_plan(feeds, fetches, targets)?);
-        self.plans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone(), Arc::clone(&plan));
-        Ok(plan)
+        cached(&self.plans, key, || {
+            Ok(Arc::new(self.build_plan(feeds, fetches, targets)?))
+        })
     }
 
     fn build_plan(

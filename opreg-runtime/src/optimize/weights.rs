@@ -44,15 +44,10 @@ pub(super) fn fold(
     preserve: &Preserve,
     ops: &OpRegistry,
 ) -> Result<Option<Folded>, GraphError> {
-    let (scaled, scales) = match fold_scales(graph, preserve, ops)? {
-        Some((g, n)) => (Some(g), n),
-        None => (None, 0),
-    };
+    let split = |folded: Option<(Graph, usize)>| folded.map_or((None, 0), |(g, n)| (Some(g), n));
+    let (scaled, scales) = split(fold_scales(graph, preserve, ops)?);
     let current = scaled.as_ref().unwrap_or(graph);
-    let (biased, biases) = match add_biases(current, preserve, ops)? {
-        Some((g, n)) => (Some(g), n),
-        None => (None, 0),
-    };
+    let (biased, biases) = split(add_biases(current, preserve, ops)?);
     Ok(biased.or(scaled).map(|graph| Folded {
         graph,
         scales,
@@ -316,17 +311,12 @@ fn add_biases(
     Ok(Some((edit::rebuild(graph, defs, ops)?, count)))
 }
 
-/// `-value`, for float or double.
+/// `-value`, for float or double: the value scaled by -1 (exact).
 fn negated(value: &Tensor) -> Option<Tensor> {
-    match value.dtype() {
-        DataType::DtFloat => {
-            let v: Vec<f32> = value.as_slice::<f32>().ok()?.iter().map(|x| -x).collect();
-            Tensor::from_vec(value.dims().to_vec(), v).ok()
-        }
-        DataType::DtDouble => {
-            let v: Vec<f64> = value.as_slice::<f64>().ok()?.iter().map(|x| -x).collect();
-            Tensor::from_vec(value.dims().to_vec(), v).ok()
-        }
-        _ => None,
-    }
+    let minus_one = match value.dtype() {
+        DataType::DtFloat => Tensor::from_vec([], vec![-1.0f32]),
+        DataType::DtDouble => Tensor::from_vec([], vec![-1.0f64]),
+        _ => return None,
+    };
+    scale_weights(value, &minus_one.ok()?, false)
 }
