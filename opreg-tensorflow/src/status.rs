@@ -4,7 +4,6 @@
 use std::ffi::{CStr, CString};
 
 use registry_core::kernel::KernelError;
-use registry_core::tensor::TensorError;
 
 use crate::api::{TF_Code, TF_Status, TfApi};
 
@@ -90,26 +89,5 @@ pub fn c_string(text: &str) -> CString {
 /// The TensorFlow code of a kernel error: the code TF's own kernels use
 /// for the same kind of failure.
 pub fn kernel_error_code(error: &KernelError) -> TF_Code {
-    match error {
-        KernelError::InvalidArgument(_)
-        | KernelError::Attr { .. }
-        | KernelError::InputCount { .. }
-        | KernelError::InputDtype { .. } => code::INVALID_ARGUMENT,
-        KernelError::OutOfRange(_) => code::OUT_OF_RANGE,
-        KernelError::Unimplemented(_) => code::UNIMPLEMENTED,
-        KernelError::ResourceExhausted(_) => code::RESOURCE_EXHAUSTED,
-        KernelError::Tensor(e) => tensor_error_code(e),
-        _ => code::INTERNAL,
-    }
-}
-
-/// The TensorFlow code of a tensor error.
-fn tensor_error_code(error: &TensorError) -> TF_Code {
-    match error {
-        TensorError::AllocationFailed { .. }
-        | TensorError::AllocationLimit { .. }
-        | TensorError::TooLarge { .. } => code::RESOURCE_EXHAUSTED,
-        TensorError::UnsupportedDtype(_) => code::UNIMPLEMENTED,
-        _ => code::INVALID_ARGUMENT,
-    }
+    error.status_code() as TF_Code
 }

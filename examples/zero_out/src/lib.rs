@@ -45,6 +45,10 @@ registry_core::export_op_library!(zero_out);
 // The same library loads into TensorFlow (`tf.load_op_library(path)`): its
 // ops and CPU kernels register with TensorFlow through its C API.
 opreg_tensorflow::export_tensorflow_library!(zero_out);
+// And into JAX (`opreg_jax.load(path)` from the `python/` package): its
+// ops with CPU kernels become XLA FFI targets, callable eagerly and under
+// `jax.jit`.
+opreg_jax::export_jax_library!(zero_out);
 
 /// The guide (`docs/guide.md`): every Rust block in it is compiled (and the
 /// runnable ones run) as a doctest of this crate, so it cannot go stale.

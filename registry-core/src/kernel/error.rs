@@ -116,7 +116,55 @@ pub enum KernelError {
     Device(#[from] crate::memory::DeviceError),
 }
 
+/// The canonical status codes (absl's, which TensorFlow's `error::Code`,
+/// its C API's `TF_Code` and XLA's FFI error codes all number alike) that
+/// kernel errors map to: what a host tells its framework when an opreg
+/// kernel fails ([`KernelError::status_code`]).
+///
+/// ```
+/// use registry_core::kernel::{KernelError, StatusCode};
+/// let err = KernelError::out_of_range("index 7 is not in [0, 3)");
+/// assert_eq!(err.status_code(), StatusCode::OutOfRange);
+/// assert_eq!(StatusCode::OutOfRange as i32, 11);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum StatusCode {
+    /// `INVALID_ARGUMENT`: bad inputs or attrs.
+    InvalidArgument = 3,
+    /// `RESOURCE_EXHAUSTED`: an allocation was refused.
+    ResourceExhausted = 8,
+    /// `OUT_OF_RANGE`: a value outside the accepted range.
+    OutOfRange = 11,
+    /// `UNIMPLEMENTED`: a case the kernel does not support.
+    Unimplemented = 12,
+    /// `INTERNAL`: a broken invariant (or a panic).
+    Internal = 13,
+}
+
 impl KernelError {
+    /// The status code a framework reports this error with: the code
+    /// TensorFlow's own kernels use for the same kind of problem.
+    pub fn status_code(&self) -> StatusCode {
+        match self {
+            KernelError::InvalidArgument(_)
+            | KernelError::Attr { .. }
+            | KernelError::InputCount { .. }
+            | KernelError::InputDtype { .. } => StatusCode::InvalidArgument,
+            KernelError::OutOfRange(_) => StatusCode::OutOfRange,
+            KernelError::Unimplemented(_) => StatusCode::Unimplemented,
+            KernelError::ResourceExhausted(_) => StatusCode::ResourceExhausted,
+            KernelError::Tensor(e) => match e {
+                TensorError::AllocationFailed { .. }
+                | TensorError::AllocationLimit { .. }
+                | TensorError::TooLarge { .. } => StatusCode::ResourceExhausted,
+                TensorError::UnsupportedDtype(_) => StatusCode::Unimplemented,
+                _ => StatusCode::InvalidArgument,
+            },
+            _ => StatusCode::Internal,
+        }
+    }
+
     /// TF's `errors::InvalidArgument`.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Self::InvalidArgument(message.into())

@@ -35,7 +35,7 @@ pub use call::KernelCall;
 pub use construction::OpKernelConstruction;
 pub use context::{ForeignForwarding, Forwarded, OpKernelContext, TensorVec};
 pub use create::{CreateKernelError, KernelInstance, create_op_kernel, create_op_kernel_in};
-pub use error::KernelError;
+pub use error::{KernelError, StatusCode};
 pub use lookup_error::KernelLookupError;
 pub use node_info::NodeInfo;
 pub use op_kernel::{BuildKernel, ComputeFn, FnKernel, KernelFactory, OpKernel, build_boxed};

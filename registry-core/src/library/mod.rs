@@ -40,6 +40,7 @@
 
 mod abi;
 mod error;
+pub mod slots;
 
 use opreg_proto::OpDef;
 use prost::Message;

@@ -96,3 +96,4 @@ impl OpKernel for FixtureScaleKernel {
 pub struct FixtureFlags;
 
 opreg_tensorflow::export_tensorflow_library!(tf_fixture_ops);
+opreg_jax::export_jax_library!(tf_fixture_ops);
