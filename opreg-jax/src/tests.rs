@@ -2,8 +2,8 @@
 //! drive them, without either: call frames built here, with an API table
 //! whose `XLA_FFI_Error_Create` records the error it is asked to make.
 
+use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::sync::Mutex;
 
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -67,14 +67,16 @@ pub struct JaxTestNoKernel;
 
 crate::export_jax_library!(opreg_jax);
 
-/// The errors the fake `XLA_FFI_Error_Create` was asked to make.
-static ERRORS: Mutex<Vec<(c_int, String)>> = Mutex::new(Vec::new());
+thread_local! {
+    /// The errors the fake `XLA_FFI_Error_Create` was asked to make on this
+    /// thread (the handler runs on its caller's).
+    static ERRORS: RefCell<Vec<(c_int, String)>> = const { RefCell::new(Vec::new()) };
+}
 
 unsafe extern "C" fn record_error(args: *mut ffi::ErrorCreateArgs) -> *mut ffi::Error {
     // SAFETY: the handler passes a live args struct with a C string.
     let (code, message) = unsafe { ((*args).errc, CStr::from_ptr((*args).message)) };
-    let mut errors = ERRORS.lock().unwrap();
-    errors.push((code, message.to_string_lossy().into_owned()));
+    ERRORS.with_borrow_mut(|e| e.push((code, message.to_string_lossy().into_owned())));
     // A non-null error; never dereferenced.
     std::ptr::NonNull::<ffi::Error>::dangling().as_ptr()
 }
@@ -212,16 +214,17 @@ fn slot_of(op: &str) -> usize {
 /// Runs the handler of `op` on `frame`; the error it made, if any.
 fn call(op: &str, frame: &mut Frame) -> Option<(c_int, String)> {
     let handler = handler_for_slot(slot_of(op)).expect("a handler");
-    let before = ERRORS.lock().unwrap().len();
+    let before = ERRORS.with_borrow(Vec::len);
     // SAFETY: a complete call frame over live buffers.
     let error = unsafe { handler(&mut frame.frame) };
-    let errors = ERRORS.lock().unwrap();
+    let made = ERRORS.with_borrow(|e| e[before..].to_vec());
     assert_eq!(
         error.is_null(),
-        errors.len() == before,
+        made.is_empty(),
         "null exactly when no error was made"
     );
-    errors.get(before..).and_then(|e| e.last().cloned())
+    assert!(made.len() <= 1, "one error per call: {made:?}");
+    made.last().cloned()
 }
 
 const F32: c_int = 11;

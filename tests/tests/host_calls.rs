@@ -289,3 +289,44 @@ pub(crate) fn load_zero_out() {
         load_op_library(zero_out_library()).expect("opreg loads the example library");
     });
 }
+
+/// Runs the guide's (`docs/guide.md`) first Python block after `heading`
+/// as written, with the example library in place of the reader's, under
+/// `python` with `env` set; checks that it prints each of `printed`.
+pub(crate) fn run_guide_block(python: &Path, heading: &str, env: (&str, &str), printed: &[&str]) {
+    let guide = std::fs::read_to_string(workspace_root().join("docs/guide.md")).expect("the guide");
+    let section = guide
+        .find(heading)
+        .unwrap_or_else(|| panic!("the guide has no {heading:?}"));
+    let start = section
+        + guide[section..]
+            .find("```python\n")
+            .unwrap_or_else(|| panic!("no python block after {heading:?}"))
+        + "```python\n".len();
+    let end = start + guide[start..].find("```").expect("the block's end");
+    let library = zero_out_library();
+    let code = guide[start..end].replace("target/release/libmy_ops.so", &library.to_string_lossy());
+    assert_ne!(
+        code,
+        guide[start..end],
+        "the block no longer loads target/release/libmy_ops.so"
+    );
+    let output = Command::new(python)
+        .arg("-c")
+        .arg(&code)
+        .env(env.0, env.1)
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for printed in printed {
+        assert!(
+            stdout.contains(printed),
+            "{printed:?} not printed:\n{stdout}"
+        );
+    }
+}

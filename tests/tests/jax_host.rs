@@ -4,6 +4,7 @@
 //!
 //! - random calls (shapes, dtypes, `N`, attrs) eagerly, under `jax.jit` and
 //!   under `jax.vmap` give exactly what opreg's own executor gives;
+//! - the guide's JAX block runs as written;
 //! - a dtype an op does not take is a `TypeError`, bad attrs and shapes are
 //!   `ValueError`s (before anything runs), kernel errors and panics are
 //!   JAX's `JaxRuntimeError` with opreg's message and status code, and the
@@ -30,7 +31,7 @@ use serde_json::{Value, json};
 
 use crate::host_calls::{
     Call, Rng, example_calls, from_json, host_python, load_zero_out, numpy_name, run_driver,
-    to_json, weighted_sum_call, zero_out_call,
+    run_guide_block, to_json, weighted_sum_call, zero_out_call,
 };
 
 /// JAX's Python, or `None` (after saying why) when the tests skip.
@@ -326,4 +327,17 @@ fn panics_and_construction_errors_reach_jax_as_errors() {
             cases[5][mode]
         );
     }
+}
+
+/// The guide's JAX block (docs/guide.md, section 10), run as written with
+/// the example library in place of the reader's.
+#[test]
+fn the_guides_jax_block_runs() {
+    let Some(python) = python() else { return };
+    run_guide_block(
+        &python,
+        "### The same library in JAX",
+        ("JAX_PLATFORMS", "cpu"),
+        &["[[1 0]\n [0 0]]", "[[50  0]\n [ 0  0]]", "[[1 0]\n [3 0]]"],
+    );
 }

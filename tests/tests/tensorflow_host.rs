@@ -19,10 +19,8 @@
 //! `OPREG_REQUIRE_TF=1` (set by `.ci/run`), which fails them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use opreg_tests::op_library::{tf_fixture_library, zero_out_library};
-use opreg_tests::workspace_root;
 use prost::Message;
 use registry_core::OpRegistry;
 use registry_core::proto::NodeDef;
@@ -32,7 +30,8 @@ use registry_core::tensor::Tensor;
 use serde_json::{Value, json};
 
 use crate::host_calls::{
-    Call, example_calls, from_json, host_python, load_zero_out, numpy_name, run_driver, to_json,
+    Call, example_calls, from_json, host_python, load_zero_out, numpy_name, run_driver,
+    run_guide_block, to_json,
 };
 
 /// TensorFlow's Python, or `None` (after saying why) when the tests skip.
@@ -349,35 +348,10 @@ fn panics_clashes_and_construction_errors_reach_tensorflow_as_errors() {
 #[test]
 fn the_guides_python_block_runs_in_tensorflow() {
     let Some(python) = python() else { return };
-    let guide = std::fs::read_to_string(workspace_root().join("docs/guide.md")).expect("the guide");
-    let start = guide
-        .find("```python\n")
-        .expect("a python block in the guide")
-        + "```python\n".len();
-    let end = start + guide[start..].find("```").expect("the block's end");
-    let library = zero_out_library();
-    let code = guide[start..end].replace("target/release/libmy_ops.so", &library.to_string_lossy());
-    assert_ne!(
-        code,
-        guide[start..end],
-        "the block no longer loads target/release/libmy_ops.so"
+    run_guide_block(
+        &python,
+        "### The same library in TensorFlow",
+        ("TF_CPP_MIN_LOG_LEVEL", "2"),
+        &["[[1 0]\n [0 0]]", "[[5 0]\n [0 0]]", "[9 0 0]"],
     );
-    let output = Command::new(&python)
-        .arg("-c")
-        .arg(&code)
-        .env("TF_CPP_MIN_LOG_LEVEL", "2")
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    for printed in ["[[1 0]\n [0 0]]", "[[5 0]\n [0 0]]", "[9 0 0]"] {
-        assert!(
-            stdout.contains(printed),
-            "{printed:?} not printed:\n{stdout}"
-        );
-    }
 }

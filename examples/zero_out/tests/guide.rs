@@ -86,7 +86,8 @@ fn every_code_block_is_compiled_or_checked() {
         "rust,compile_fail",
         "text",
         "toml",
-        // Run with TensorFlow by tests/tests/tensorflow_host.rs.
+        // Run with TensorFlow by tests/tests/tensorflow_host.rs and with
+        // JAX by tests/tests/jax_host.rs.
         "python",
     ];
     for block in &blocks {

@@ -38,8 +38,22 @@ impl<T: Weighted> OpKernel for WeightedSumKernel<T> {
             .iter()
             .map(|v| v.as_slice::<T>())
             .collect::<Result<_, _>>()?;
-        let out = ctx.allocate_output(0, shape)?.as_mut_slice::<T>()?;
-        for (x, &w) in slices.iter().zip(&weights) {
+        // Every element is written by the first term's pass (the sum starts
+        // at zero, as the arithmetic says), so the output is not zero-filled
+        // first: one pass less over memory a host may hand out unfilled.
+        let out = ctx
+            .allocate_output_to_overwrite(0, shape)?
+            .as_mut_slice::<T>()?;
+        let mut terms = slices.iter().zip(&weights);
+        match terms.next() {
+            Some((x, &w)) => {
+                for (o, &v) in out.iter_mut().zip(x.iter()) {
+                    *o = T::mul_add(T::ZERO, w, v);
+                }
+            }
+            None => out.fill(T::ZERO),
+        }
+        for (x, &w) in terms {
             for (o, &v) in out.iter_mut().zip(x.iter()) {
                 *o = T::mul_add(*o, w, v);
             }
