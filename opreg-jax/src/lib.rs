@@ -93,22 +93,14 @@ pub mod __private {
 
     /// The library's C entry points, referenced so that they are linked.
     pub struct EntryPoints {
-        describe: extern "C" fn() -> *mut c_char,
-        infer: unsafe extern "C" fn(usize, *const c_char) -> *mut c_char,
-        stats: extern "C" fn() -> *mut c_char,
-        free: unsafe extern "C" fn(*mut c_char),
-    }
-
-    impl EntryPoints {
-        /// Every entry point, so none is unused.
-        pub fn all(&self) -> [*const (); 4] {
-            [
-                self.describe as *const (),
-                self.infer as *const (),
-                self.stats as *const (),
-                self.free as *const (),
-            ]
-        }
+        /// `opreg_jax_describe`.
+        pub describe: extern "C" fn() -> *mut c_char,
+        /// `opreg_jax_infer`.
+        pub infer: unsafe extern "C" fn(usize, *const c_char) -> *mut c_char,
+        /// `opreg_jax_stats`.
+        pub stats: extern "C" fn() -> *mut c_char,
+        /// `opreg_jax_free`.
+        pub free: unsafe extern "C" fn(*mut c_char),
     }
 
     /// The entry points.

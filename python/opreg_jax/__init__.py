@@ -271,7 +271,6 @@ class Op:
         return inputs, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        import jax
         import jax.numpy as jnp
 
         inputs, attrs = self._arrange(args, kwargs)
@@ -294,15 +293,7 @@ class Op:
             {"inputs": avals, "attrs": {k: _json_attr(v) for k, v in attrs.items()}},
             sort_keys=True,
         )
-        outputs, call_attrs = self._library._infer(self._index, request)
-        results = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in outputs]
-        call = jax.ffi.ffi_call(
-            self.target,
-            results[0] if len(results) == 1 else results,
-            vmap_method=self._library.vmap_method,
-        )
-        out = call(*flat, **{name: _call_attr(kind, value) for name, kind, value in call_attrs})
-        return out if len(results) == 1 else tuple(out)
+        return self._library._callable(self._index, request)(*flat)
 
 
 class Library:
@@ -322,26 +313,44 @@ class Library:
         for index, op in enumerate(desc["ops"]):
             function = Op(self, index, op)
             self.ops[op["name"]] = function
-            setattr(self, op["function"], function)
+            # An op whose Python name is one of this class's (``stats``)
+            # stays reachable as ``lib.ops[name]``.
+            if not hasattr(type(self), op["function"]):
+                setattr(self, op["function"], function)
 
     def __repr__(self) -> str:
         return f"<opreg library {self.library} ({len(self.ops)} ops) at {self.path}>"
 
     @functools.lru_cache(maxsize=4096)
-    def _infer(self, index: int, request: str) -> tuple:
+    def _callable(self, index: int, request: str) -> Any:
+        """The jitted call of op ``index`` for ``request`` (its input dtypes
+        and shapes, and attrs): result shapes from the library's shape
+        function, attrs as XLA attributes. Jitted, an eager call costs one
+        dispatch of a cached executable; traced, it is inlined."""
+        import jax
+
         answer = self._native.infer(index, request)
         if "error" in answer:
             error = answer["error"]
             raise _ERRORS.get(error["kind"], RuntimeError)(error["message"])
-        outputs = tuple((tuple(o["shape"]), np.dtype(o["dtype"])) for o in answer["outputs"])
-        attrs = tuple((a["name"], a["kind"], _freeze(a["value"])) for a in answer["attrs"])
-        return outputs, attrs
+        results = [
+            jax.ShapeDtypeStruct(tuple(o["shape"]), np.dtype(o["dtype"])) for o in answer["outputs"]
+        ]
+        call_attrs = {a["name"]: _call_attr(a["kind"], a["value"]) for a in answer["attrs"]}
+        call = jax.ffi.ffi_call(
+            self._native.description["ops"][index]["target"],
+            results[0] if len(results) == 1 else results,
+            vmap_method=self.vmap_method,
+        )
+        single = len(results) == 1
+
+        def run(*flat):
+            out = call(*flat, **call_attrs)
+            return out if single else tuple(out)
+
+        return jax.jit(run)
 
     def stats(self) -> dict:
         """The handlers' counters: calls, kernels built (one per distinct
         op, attrs and input dtypes), outputs copied into XLA's buffers."""
         return self._native.stats()
-
-
-def _freeze(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
