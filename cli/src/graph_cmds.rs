@@ -248,6 +248,7 @@ pub(crate) fn optimize(
         "nodes: {} -> {} ({} pruned or merged away)\n\
          constant folding: {} tensors computed ahead of time\n\
          weight folding: {} scales folded into weights, {} additions made BiasAdd\n\
+         fusion: {} contractions fused with their bias (and activation)\n\
          wrote {}\n",
         report.nodes_before,
         report.nodes_after,
@@ -255,6 +256,7 @@ pub(crate) fn optimize(
         report.folded_constants,
         report.folded_scales,
         report.bias_adds,
+        report.fused,
         output.display()
     ))
 }

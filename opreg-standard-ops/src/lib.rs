@@ -58,10 +58,10 @@ pub fn link() -> usize {
 /// ```
 /// use opreg_standard_ops::NAMES;
 /// use registry_core::OpRegistry;
-/// assert_eq!(NAMES.len(), 151);
+/// assert_eq!(NAMES.len(), 154);
 /// assert!(NAMES.iter().all(|name| OpRegistry::global().look_up(name).is_ok()));
 /// ```
-pub const NAMES: [&str; 151] = [
+pub const NAMES: [&str; 154] = [
     "Abs",
     "AddN",
     "AddV2",
@@ -212,5 +212,8 @@ pub const NAMES: [&str; 151] = [
     "Unpack",
     "While",
     "ZerosLike",
+    "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
+    "_FusedMatMul",
     "_SwitchN",
 ];

@@ -290,7 +290,23 @@ fn batch_norm_scales_fold_into_convolution_weights() {
     for op in ["Conv2D", "DepthwiseConv2dNative"] {
         for offset in ["AddV2", "Sub"] {
             let g = conv_batch_norm(op, offset);
-            let (optimized, report) = optimize(&g, &["x"], &["relu"]);
+            let unfused = SessionOptions {
+                optimizations: GraphOptimizations {
+                    fusion: false,
+                    ..GraphOptimizations::default()
+                },
+                ..SessionOptions::default()
+            };
+            let (optimized, report) = opreg_runtime::optimize_graph(
+                &g,
+                &["x"],
+                &["relu"],
+                &[],
+                &unfused,
+                OpRegistry::global(),
+                KernelRegistry::global(),
+            )
+            .unwrap();
             assert_eq!(
                 (report.folded_scales, report.bias_adds),
                 (1, 1),
@@ -301,6 +317,10 @@ fn batch_norm_scales_fold_into_convolution_weights() {
             assert_eq!(optimized.node("scaled").unwrap().op(), op);
             assert_eq!(optimized.node("out").unwrap().op(), "BiasAdd");
             assert!(optimized.node("conv").is_none());
+            // With fusion too, the three are one node named as the last.
+            let (optimized, report) = optimize(&g, &["x"], &["relu"]);
+            assert_eq!(report.fused, 1, "{op} {offset}: {report:?}");
+            assert_eq!(optimized.node("relu").unwrap().op(), format!("_Fused{op}"));
             let session = Session::new(g.clone());
             let executed: Vec<String> = session
                 .prepare(&["x"], &["relu"])
@@ -310,10 +330,10 @@ fn batch_norm_scales_fold_into_convolution_weights() {
                 .map(str::to_owned)
                 .collect();
             // Two constants (the scaled weights, the bias as a vector) and
-            // three kernels.
+            // one kernel.
             assert_eq!(
                 executed,
-                ["scaled/folded_weights", "scaled", "out/bias", "out", "relu"],
+                ["scaled/folded_weights", "out/bias", "relu"],
                 "{op} {offset}"
             );
             let (ours, plain) = run_both(&g, &[("x", conv_input())], &["relu"]);
@@ -393,10 +413,11 @@ fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
     let g = Graph::from_file(m.dir.join("graph.pb")).unwrap();
     let feeds: Vec<&str> = m.feed_pairs().iter().map(|(n, _)| *n).collect();
     let (optimized, report) = optimize(&g, &feeds, &m.fetch_names());
-    // Each of the 52 convolutions carries a batch norm.
+    // Each of the 52 convolutions carries a batch norm; each then fuses
+    // with its bias (and Relu6), and the classifier's MatMul with its bias.
     assert_eq!(
-        (report.folded_scales, report.bias_adds),
-        (52, 52),
+        (report.folded_scales, report.bias_adds, report.fused),
+        (52, 52, 53),
         "{report:?}"
     );
     let left: Vec<&str> = optimized
@@ -413,4 +434,200 @@ fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
     for (fetch, ours) in m.fetches.iter().zip(&outputs) {
         compare_model(&fetch.name, ours, &fetch.tensor).unwrap();
     }
+}
+
+/// `x -> op(W) -> BiasAdd(b) [-> activation]`, NHWC, random constants;
+/// the nodes are `contraction`, `bias` and `act`.
+fn fusable(op: &str, activation: Option<&str>) -> (Graph, Tensor) {
+    let (w_dims, channels, x) = match op {
+        "Conv2D" => (
+            vec![3, 3, 2, 4],
+            4,
+            Tensor::from_vec([1, 5, 5, 2], values(50, 31)).unwrap(),
+        ),
+        "DepthwiseConv2dNative" => (
+            vec![3, 3, 2, 2],
+            4,
+            Tensor::from_vec([1, 5, 5, 2], values(50, 32)).unwrap(),
+        ),
+        _ => (
+            vec![5, 3],
+            3,
+            Tensor::from_vec([4, 5], values(20, 33)).unwrap(),
+        ),
+    };
+    // Inputs up to +-8 so that Relu6 and the saturating activations see
+    // both sides.
+    let x = Tensor::from_vec(
+        x.dims().to_vec(),
+        x.as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| v * 8.0)
+            .collect(),
+    )
+    .unwrap();
+    let n: usize = w_dims.iter().product();
+    let mut attrs = vec![("T", DataType::DtFloat.into())];
+    if op != "MatMul" {
+        attrs.push(("strides", AttrValue::from(vec![1i64, 1, 1, 1])));
+        attrs.push(("padding", AttrValue::from("SAME")));
+    }
+    let mut nodes = vec![
+        placeholder("x", DataType::DtFloat),
+        constant("w", &Tensor::from_vec(w_dims, values(n, 34)).unwrap()),
+        node("contraction", op, &["x", "w"], &attrs),
+        constant(
+            "b",
+            &Tensor::from_vec([channels], values(channels, 35)).unwrap(),
+        ),
+        float_op("bias", "BiasAdd", &["contraction", "b"]),
+    ];
+    if let Some(act) = activation {
+        let mut act_attrs = vec![("T", DataType::DtFloat.into())];
+        if act == "LeakyRelu" {
+            act_attrs.push(("alpha", AttrValue::from(0.3f32)));
+        }
+        nodes.push(node("act", act, &["bias"], &act_attrs));
+    }
+    (graph(nodes), x)
+}
+
+fn fused_ops_of(g: &Graph, name: &str) -> Vec<String> {
+    let node = g.node(name).unwrap();
+    registry_core::attr::NodeAttrs::new(&node.def, &node.op_def)
+        .get::<Vec<String>>("fused_ops")
+        .unwrap()
+}
+
+#[test]
+fn contractions_fuse_with_their_bias_and_activation_and_compute_the_same() {
+    for (op, fused) in [
+        ("Conv2D", "_FusedConv2D"),
+        ("DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"),
+        ("MatMul", "_FusedMatMul"),
+    ] {
+        for activation in [
+            None,
+            Some("Relu"),
+            Some("Relu6"),
+            Some("Elu"),
+            Some("LeakyRelu"),
+            Some("Tanh"),
+            Some("Sigmoid"),
+        ] {
+            let (g, x) = fusable(op, activation);
+            let last = if activation.is_some() { "act" } else { "bias" };
+            let (optimized, report) = optimize(&g, &["x"], &[last]);
+            assert_eq!(report.fused, 1, "{op} {activation:?}");
+            assert_eq!(
+                optimized.node(last).unwrap().op(),
+                fused,
+                "{op} {activation:?}"
+            );
+            assert!(optimized.node("contraction").is_none());
+            let mut expected = vec!["BiasAdd".to_owned()];
+            expected.extend(activation.map(str::to_owned));
+            assert_eq!(fused_ops_of(&optimized, last), expected);
+            // The same arithmetic, element for element.
+            let (ours, plain) = run_both(&g, &[("x", x)], &[last]);
+            assert_eq!(ours[0], plain[0], "{op} {activation:?}");
+        }
+    }
+}
+
+#[test]
+fn a_fetched_or_shared_link_ends_the_chain() {
+    // The BiasAdd is fetched: the contraction and the bias fuse, the
+    // activation stays.
+    let (g, x) = fusable("Conv2D", Some("Relu"));
+    let (optimized, report) = optimize(&g, &["x"], &["bias", "act"]);
+    assert_eq!(report.fused, 1);
+    assert_eq!(optimized.node("bias").unwrap().op(), "_FusedConv2D");
+    assert_eq!(optimized.node("act").unwrap().op(), "Relu");
+    let (ours, plain) = run_both(&g, &[("x", x.clone())], &["bias", "act"]);
+    assert_eq!(ours, plain);
+    // The contraction is fetched: nothing fuses.
+    let (optimized, report) = optimize(&g, &["x"], &["contraction", "act"]);
+    assert_eq!(report.fused, 0);
+    assert_eq!(optimized.node("act").unwrap().op(), "Relu");
+    // Switched off, or with the GPU preferred (the fused ops have CPU
+    // kernels only; the GPU kernels of Conv2D are linked): nothing fuses.
+    assert!(kernels_cuda::link() > 0);
+    for options in [
+        SessionOptions {
+            optimizations: GraphOptimizations {
+                fusion: false,
+                ..GraphOptimizations::default()
+            },
+            ..SessionOptions::default()
+        },
+        SessionOptions {
+            devices: vec!["GPU".into(), "CPU".into()],
+            ..SessionOptions::default()
+        },
+    ] {
+        let (optimized, report) = opreg_runtime::optimize_graph(
+            &g,
+            &["x"],
+            &["act"],
+            &[],
+            &options,
+            OpRegistry::global(),
+            KernelRegistry::global(),
+        )
+        .unwrap();
+        assert_eq!(report.fused, 0, "{options:?}");
+        assert_eq!(optimized.node("act").unwrap().op(), "Relu");
+    }
+}
+
+#[test]
+fn fused_kernels_refuse_what_they_cannot_compute() {
+    let conv = |fused_ops: &[&str], num_args: i64, bias_len: usize| {
+        let fused_ops = registry_core::proto::attr_value::ListValue {
+            s: fused_ops.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            ..Default::default()
+        };
+        let targs = registry_core::proto::attr_value::ListValue {
+            r#type: vec![DataType::DtFloat as i32],
+            ..Default::default()
+        };
+        let g = graph(vec![
+            placeholder("x", DataType::DtFloat),
+            constant("w", &Tensor::from_vec([1, 1, 2, 3], values(6, 36)).unwrap()),
+            constant(
+                "b",
+                &Tensor::from_vec([bias_len], values(bias_len, 37)).unwrap(),
+            ),
+            node(
+                "y",
+                "_FusedConv2D",
+                &["x", "w", "b"],
+                &[
+                    ("T", DataType::DtFloat.into()),
+                    ("TArgs", AttrValue::from(targs)),
+                    ("num_args", num_args.into()),
+                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+                    ("padding", AttrValue::from("VALID")),
+                    ("fused_ops", AttrValue::from(fused_ops)),
+                ],
+            ),
+        ]);
+        let x = Tensor::from_vec([1, 2, 2, 2], values(8, 38)).unwrap();
+        Session::new(g)
+            .run(&[("x", x)], &["y"])
+            .map_err(|e| e.to_string())
+    };
+    let ok = conv(&["BiasAdd", "Relu"], 1, 3).unwrap();
+    assert!(ok[0].as_slice::<f32>().unwrap().iter().all(|v| *v >= 0.0));
+    let err = conv(&["BiasAdd", "Swish"], 1, 3).unwrap_err();
+    assert!(err.contains("Unsupported fusion: [BiasAdd,Swish]"), "{err}");
+    let err = conv(&[], 1, 3).unwrap_err();
+    assert!(err.contains("must have at least one fused op"), "{err}");
+    let err = conv(&["BiasAdd"], 1, 2).unwrap_err();
+    assert!(
+        err.contains("Must provide as many biases as the output has channels: [2] vs. 3"),
+        "{err}"
+    );
 }

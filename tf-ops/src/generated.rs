@@ -16803,30 +16803,6 @@ pub struct _FusedBatchNormEx;
 pub struct _FusedBatchNormGradEx;
 
 #[op(
-    name = "_FusedConv2D",
-    input = "input: T",
-    input = "filter: T",
-    input = "args: TArgs",
-    input = "host_args: num_host_args * float",
-    output = "output: T",
-    attr = "T: {half, float, double, int8, qint8}",
-    attr = "TArgs: list(type) >= 1",
-    attr = "num_args: int >= 0",
-    attr = "num_host_args: int >= 0 = 0",
-    attr = "strides: list(int)",
-    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-    attr = "explicit_paddings: list(int) = []",
-    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
-    attr = "filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]",
-    attr = "use_cudnn_on_gpu: bool = true",
-    attr = "fused_ops: list(string) = []",
-    attr = "epsilon: float = 1e-04",
-    attr = "leakyrelu_alpha: float = 0.2"
-)]
-pub struct _FusedConv2D;
-
-#[op(
     name = "_FusedConv3D",
     input = "input: T",
     input = "filter: T",
@@ -16844,40 +16820,6 @@ pub struct _FusedConv2D;
     attr = "leakyrelu_alpha: float = 0.2"
 )]
 pub struct _FusedConv3D;
-
-#[op(
-    name = "_FusedDepthwiseConv2dNative",
-    input = "input: T",
-    input = "filter: T",
-    input = "args: num_args * T",
-    output = "output: T",
-    attr = "T: {half, bfloat16, float, double}",
-    attr = "num_args: int >= 0",
-    attr = "strides: list(int)",
-    attr = "padding: {'SAME', 'VALID'}",
-    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-    attr = "dilations: list(int) = [1, 1, 1, 1]",
-    attr = "fused_ops: list(string) = []",
-    attr = "epsilon: float = 1e-04",
-    attr = "leakyrelu_alpha: float = 0.2"
-)]
-pub struct _FusedDepthwiseConv2dNative;
-
-#[op(
-    name = "_FusedMatMul",
-    input = "a: T",
-    input = "b: T",
-    input = "args: num_args * T",
-    output = "product: T",
-    attr = "transpose_a: bool = false",
-    attr = "transpose_b: bool = false",
-    attr = "T: {bfloat16, half, float}",
-    attr = "num_args: int >= 0",
-    attr = "fused_ops: list(string) = []",
-    attr = "epsilon: float = 1e-04",
-    attr = "leakyrelu_alpha: float = 0.2"
-)]
-pub struct _FusedMatMul;
 
 #[op(
     name = "_FusedQuantizedConv2D",

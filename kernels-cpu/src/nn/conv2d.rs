@@ -38,27 +38,37 @@ impl<T: GemmElement> BuildKernel for Conv2DKernel<T> {
 
 impl<T: GemmElement> OpKernel for Conv2DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let input = ctx.input(0)?.clone();
-        let filter = ctx.input(1)?.clone();
-        let geo = self.params.geometry(input.dims(), filter.dims())?;
-        let out = ctx.allocate_output(0, geo.out_shape(self.params.format))?;
-        if out.num_elements() == 0 || input.num_elements() == 0 {
-            // Nothing to compute, or only padding: the zero-filled output.
-            return Ok(());
-        }
-        if self.params.format != DataFormat::Nhwc {
-            return Err(KernelError::unimplemented(format!(
-                "The Conv2D op currently only supports the NHWC tensor format on the CPU. \
-                 The op was given the format: {}",
-                self.params.format.name()
-            )));
-        }
-        self.params.check_launch(&geo, filter.num_elements())?;
-        conv_ndhwc(
-            &geo.volume(),
-            input.as_slice::<T>()?,
-            filter.as_slice::<T>()?,
-            out.as_mut_slice::<T>()?,
-        )
+        conv2d::<T>(&self.params, ctx).map(drop)
     }
+}
+
+/// `Conv2D` of inputs 0 and 1 into output 0 (also `_FusedConv2D`'s
+/// contraction); returns the output's channel count.
+pub(super) fn conv2d<T: GemmElement>(
+    params: &Conv2DParams,
+    ctx: &mut OpKernelContext<'_>,
+) -> Result<usize, KernelError> {
+    let input = ctx.input(0)?.clone();
+    let filter = ctx.input(1)?.clone();
+    let geo = params.geometry(input.dims(), filter.dims())?;
+    let out = ctx.allocate_output(0, geo.out_shape(params.format))?;
+    if out.num_elements() == 0 || input.num_elements() == 0 {
+        // Nothing to compute, or only padding: the zero-filled output.
+        return Ok(geo.out_depth);
+    }
+    if params.format != DataFormat::Nhwc {
+        return Err(KernelError::unimplemented(format!(
+            "The Conv2D op currently only supports the NHWC tensor format on the CPU. \
+             The op was given the format: {}",
+            params.format.name()
+        )));
+    }
+    params.check_launch(&geo, filter.num_elements())?;
+    conv_ndhwc(
+        &geo.volume(),
+        input.as_slice::<T>()?,
+        filter.as_slice::<T>()?,
+        out.as_mut_slice::<T>()?,
+    )?;
+    Ok(geo.out_depth)
 }

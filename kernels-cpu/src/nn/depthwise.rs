@@ -41,30 +41,39 @@ impl<T: WideFloat> BuildKernel for DepthwiseConv2dNativeKernel<T> {
 
 impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let input = ctx.input(0)?.clone();
-        let filter = ctx.input(1)?.clone();
-        let (g, multiplier) = self
-            .params
-            .depthwise_geometry(input.shape(), filter.shape())?;
-        let f = self.params.format;
-        let out = ctx.allocate_output(0, g.out_shape(f))?;
-        if out.num_elements() == 0 || input.num_elements() == 0 {
-            return Ok(());
-        }
-        if f != DataFormat::Nhwc {
-            return Err(KernelError::unimplemented(format!(
-                "Depthwise convolution on CPU is only supported for NHWC format, got {}",
-                f.name()
-            )));
-        }
-        depthwise_nhwc(
-            &g,
-            multiplier,
-            input.as_slice::<T>()?,
-            filter.as_slice::<T>()?,
-            out.as_mut_slice::<T>()?,
-        )
+        depthwise_conv2d::<T>(&self.params, ctx).map(drop)
     }
+}
+
+/// `DepthwiseConv2dNative` of inputs 0 and 1 into output 0 (also
+/// `_FusedDepthwiseConv2dNative`'s contraction); returns the output's
+/// channel count.
+pub(super) fn depthwise_conv2d<T: WideFloat>(
+    params: &Conv2DParams,
+    ctx: &mut OpKernelContext<'_>,
+) -> Result<usize, KernelError> {
+    let input = ctx.input(0)?.clone();
+    let filter = ctx.input(1)?.clone();
+    let (g, multiplier) = params.depthwise_geometry(input.shape(), filter.shape())?;
+    let f = params.format;
+    let out = ctx.allocate_output(0, g.out_shape(f))?;
+    if out.num_elements() == 0 || input.num_elements() == 0 {
+        return Ok(g.out_depth);
+    }
+    if f != DataFormat::Nhwc {
+        return Err(KernelError::unimplemented(format!(
+            "Depthwise convolution on CPU is only supported for NHWC format, got {}",
+            f.name()
+        )));
+    }
+    depthwise_nhwc(
+        &g,
+        multiplier,
+        input.as_slice::<T>()?,
+        filter.as_slice::<T>()?,
+        out.as_mut_slice::<T>()?,
+    )?;
+    Ok(g.out_depth)
 }
 
 /// The convolution of NHWC `input` by `[rows, cols, depth, multiplier]`

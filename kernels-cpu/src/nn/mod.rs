@@ -19,12 +19,14 @@ mod conv2d;
 mod conv2d_backprop_input;
 mod conv3d;
 mod depthwise;
+mod fused;
 mod im2col;
 
 pub use conv2d::Conv2DKernel;
 pub use conv2d_backprop_input::Conv2DBackpropInputKernel;
 pub use conv3d::Conv3DKernel;
 pub use depthwise::DepthwiseConv2dNativeKernel;
+pub use fused::{FusedConv2DKernel, FusedDepthwiseConv2dNativeKernel, FusedMatMulKernel};
 mod avg_pool;
 mod batch_norm;
 mod bias_add;

@@ -13,7 +13,10 @@
 //!   after a `Conv2D`, `DepthwiseConv2dNative` or `MatMul` with constant
 //!   weights is folded into the weights (the batch-norm arithmetic a
 //!   frozen Keras model keeps), and an `Add`/`AddV2`/`Sub` of a constant
-//!   per-channel vector after one of them becomes a `BiasAdd`.
+//!   per-channel vector after one of them becomes a `BiasAdd`;
+//! - [`fusion`]: a `Conv2D`, `DepthwiseConv2dNative` or `MatMul` with its
+//!   `BiasAdd` and activation becomes one `_FusedConv2D`,
+//!   `_FusedDepthwiseConv2dNative` or `_FusedMatMul` node (CPU only).
 //!
 //! Each pass has a switch in [`GraphOptimizations`]; the result of every
 //! pass is checked like any graph (op definitions, dtypes, shapes).
@@ -21,6 +24,7 @@
 
 mod constants;
 mod edit;
+mod fusion;
 mod weights;
 
 use registry_core::kernel::KernelRegistry;
@@ -51,6 +55,10 @@ pub struct GraphOptimizations {
     /// convolution or MatMul before them, and turn per-channel constant
     /// additions after them into `BiasAdd`.
     pub weight_folding: bool,
+    /// Fuse each `Conv2D`, `DepthwiseConv2dNative` or `MatMul` that runs on
+    /// the CPU with the `BiasAdd` after it and the activation after that
+    /// (`Relu`, `Relu6`, `Elu`, `LeakyRelu`, `Tanh`, `Sigmoid`).
+    pub fusion: bool,
     /// The largest constant folding may create, in bytes (TensorFlow's
     /// limit, 10 MiB, by default): a bigger result stays a computation.
     pub max_constant_bytes: u64,
@@ -61,6 +69,7 @@ impl Default for GraphOptimizations {
         Self {
             constant_folding: true,
             weight_folding: true,
+            fusion: true,
             max_constant_bytes: 10 << 20,
         }
     }
@@ -72,13 +81,14 @@ impl GraphOptimizations {
         Self {
             constant_folding: false,
             weight_folding: false,
+            fusion: false,
             ..Self::default()
         }
     }
 
     /// True when at least one rewrite is on.
     pub fn is_enabled(&self) -> bool {
-        self.constant_folding || self.weight_folding
+        self.constant_folding || self.weight_folding || self.fusion
     }
 }
 
@@ -95,6 +105,8 @@ pub struct OptimizeReport {
     pub folded_scales: usize,
     /// Constant per-channel additions turned into `BiasAdd`.
     pub bias_adds: usize,
+    /// Contractions fused with their bias (and activation).
+    pub fused: usize,
 }
 
 /// Rewrites `graph` for the given feeds, fetches and targets (named as in
@@ -167,6 +179,12 @@ pub(crate) fn optimize_preserving(
         current = edit::pruned(&folded.graph, preserve, ops)?;
         report.folded_scales = folded.scales;
         report.bias_adds = folded.biases;
+    }
+    if optimizations.fusion
+        && let Some((fused, count)) = fusion::fuse(&current, preserve, options, ops, kernels)?
+    {
+        current = edit::pruned(&fused, preserve, ops)?;
+        report.fused = count;
     }
     report.nodes_after = current.nodes().len();
     Ok((current, report))

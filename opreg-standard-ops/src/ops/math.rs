@@ -123,6 +123,28 @@ pub struct Log;
 )]
 pub struct MatMul;
 
+/// Multiplies two matrices, then applies the ops of `fused_ops`.
+///
+/// `fused_ops` is `[BiasAdd]` or `[BiasAdd, <activation>]`, `args` their
+/// arguments (the bias). Internal to TensorFlow, with TensorFlow's
+/// definition.
+#[op(
+    name = "_FusedMatMul",
+    input = "a: T",
+    input = "b: T",
+    input = "args: num_args * T",
+    output = "product: T",
+    attr = "transpose_a: bool = false",
+    attr = "transpose_b: bool = false",
+    attr = "T: {bfloat16, half, float}",
+    attr = "num_args: int >= 0",
+    attr = "fused_ops: list(string) = []",
+    attr = "epsilon: float = 1e-04",
+    attr = "leakyrelu_alpha: float = 0.2",
+    shape_fn = crate::shape::matmul
+)]
+pub struct FusedMatMul;
+
 /// Returns the max of x and y (i.e. x > y ? x : y) element-wise.
 ///
 /// Supports broadcasting of `x` and `y` to a common shape.

@@ -130,6 +130,62 @@ pub struct Softmax;
 )]
 pub struct DepthwiseConv2dNative;
 
+/// Performs a 2-D convolution followed by the ops of `fused_ops`.
+///
+/// `fused_ops` is `[BiasAdd]` or `[BiasAdd, <activation>]` (TensorFlow's
+/// remapper makes such nodes; here the session's `fusion` rewrite);
+/// `args` are the fused ops' arguments (the bias), `host_args` those of
+/// quantized variants. Internal to TensorFlow, with TensorFlow's
+/// definition.
+#[op(
+    name = "_FusedConv2D",
+    input = "input: T",
+    input = "filter: T",
+    input = "args: TArgs",
+    input = "host_args: num_host_args * float",
+    output = "output: T",
+    attr = "T: {half, float, double, int8, qint8}",
+    attr = "TArgs: list(type) >= 1",
+    attr = "num_args: int >= 0",
+    attr = "num_host_args: int >= 0 = 0",
+    attr = "strides: list(int)",
+    attr = "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+    attr = "explicit_paddings: list(int) = []",
+    attr = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+    attr = "filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'",
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    attr = "use_cudnn_on_gpu: bool = true",
+    attr = "fused_ops: list(string) = []",
+    attr = "epsilon: float = 1e-04",
+    attr = "leakyrelu_alpha: float = 0.2",
+    shape_fn = crate::shape::conv2d
+)]
+pub struct FusedConv2D;
+
+/// Performs a depthwise 2-D convolution followed by the ops of `fused_ops`.
+///
+/// `fused_ops` is `[BiasAdd]` or `[BiasAdd, <activation>]`, `args` their
+/// arguments (the bias). Internal to TensorFlow, with TensorFlow's
+/// definition.
+#[op(
+    name = "_FusedDepthwiseConv2dNative",
+    input = "input: T",
+    input = "filter: T",
+    input = "args: num_args * T",
+    output = "output: T",
+    attr = "T: {half, bfloat16, float, double}",
+    attr = "num_args: int >= 0",
+    attr = "strides: list(int)",
+    attr = "padding: {'SAME', 'VALID'}",
+    attr = "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+    attr = "dilations: list(int) = [1, 1, 1, 1]",
+    attr = "fused_ops: list(string) = []",
+    attr = "epsilon: float = 1e-04",
+    attr = "leakyrelu_alpha: float = 0.2",
+    shape_fn = crate::shape::depthwise_conv2d_native
+)]
+pub struct FusedDepthwiseConv2dNative;
+
 /// Computes the gradients of a 2-D convolution with respect to its input.
 ///
 /// `input_sizes` is the shape of the convolution's input (4 integers, or the

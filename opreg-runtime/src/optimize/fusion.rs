@@ -1,0 +1,207 @@
+//! Fusion: a contraction, its bias and its activation become one node.
+//!
+//! A `Conv2D`, `DepthwiseConv2dNative` (both NHWC) or `MatMul` read only by
+//! a `BiasAdd` (NHWC) that takes it as its value, optionally followed by a
+//! `Relu`, `Relu6`, `Elu`, `LeakyRelu`, `Tanh` or `Sigmoid` that alone
+//! reads that `BiasAdd`, becomes TensorFlow's `_FusedConv2D`,
+//! `_FusedDepthwiseConv2dNative` or `_FusedMatMul` (`fused_ops` `[BiasAdd]`
+//! or `[BiasAdd, <activation>]`, what TensorFlow's remapper makes). The
+//! fused node takes the name of the chain's last node, so its readers and
+//! fetches are unchanged; a node fed, fetched or read elsewhere ends the
+//! chain before it. Only where the contraction would run on the CPU (the
+//! fused ops have CPU kernels only) and the fused op has a kernel for its
+//! type. The fused kernels compute each element as the three kernels do.
+
+use opreg_proto::{AttrValue, DataType, NodeDef};
+use registry_core::attr::NodeAttrs;
+use registry_core::kernel::KernelRegistry;
+use registry_core::node_def::add_defaults_to_node_def;
+use registry_core::registry::OpRegistry;
+
+use super::edit::{self, Preserve};
+use crate::placement::candidates;
+use crate::{Graph, GraphError, SessionOptions, requested_device_type};
+
+/// The contractions, and the fused op each becomes.
+const FUSABLE: &[(&str, &str)] = &[
+    ("Conv2D", "_FusedConv2D"),
+    ("DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"),
+    ("MatMul", "_FusedMatMul"),
+];
+
+/// The activations a fused node can end with.
+const ACTIVATIONS: &[&str] = &["Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"];
+
+/// Attrs of the contraction the fused op does not have, dropped when they
+/// hold these values (MatMul's gradient hints, which the CPU ignores; an
+/// empty `explicit_paddings`).
+fn droppable(name: &str, value: &AttrValue) -> bool {
+    match name {
+        "grad_a" | "grad_b" => true,
+        "explicit_paddings" => {
+            matches!(&value.value, Some(opreg_proto::attr_value::Value::List(l)) if l.i.is_empty())
+        }
+        _ => false,
+    }
+}
+
+/// Fuses every chain it can; `None` when there is none.
+pub(super) fn fuse(
+    graph: &Graph,
+    preserve: &Preserve,
+    options: &SessionOptions,
+    ops: &OpRegistry,
+    kernels: &KernelRegistry,
+) -> Result<Option<(Graph, usize)>, GraphError> {
+    let nodes = graph.nodes();
+    let uses = edit::use_counts(graph);
+    // The one data reader of each node read exactly once.
+    let mut reader: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for e in &node.inputs {
+            reader[e.node] = Some(i);
+        }
+    }
+    let sole_reader = |i: usize| {
+        let name = &nodes[i].def.name;
+        (uses[i] == 1 && !preserve.is_preserved(name))
+            .then_some(reader[i])
+            .flatten()
+    };
+    let mut defs: Vec<Option<NodeDef>> = nodes.iter().map(|n| Some(n.def.clone())).collect();
+    let mut count = 0;
+    for (c, node) in nodes.iter().enumerate() {
+        let Some(&(_, fused_op)) = FUSABLE.iter().find(|(op, _)| *op == node.def.op) else {
+            continue;
+        };
+        let Some(b) = sole_reader(c) else { continue };
+        let bias = &nodes[b];
+        if bias.def.op != "BiasAdd"
+            || bias
+                .inputs
+                .first()
+                .is_none_or(|e| e.node != c || e.port != 0)
+            || bias.def.device != node.def.device
+            || NodeAttrs::new(&bias.def, &bias.op_def)
+                .get::<&str>("data_format")
+                .is_ok_and(|f| f != "NHWC")
+            || !runs_on_cpu(node, options, kernels)
+        {
+            continue;
+        }
+        let activation = sole_reader(b).filter(|&a| {
+            let act = &nodes[a];
+            ACTIVATIONS.contains(&act.def.op.as_str())
+                && act.inputs.len() == 1
+                && act.inputs[0].port == 0
+                && act.def.device == node.def.device
+        });
+        let Some(fused) = fused_node(graph, c, b, activation, fused_op, ops, kernels) else {
+            continue;
+        };
+        let last = activation.unwrap_or(b);
+        defs[c] = None;
+        if activation.is_some() {
+            defs[b] = None;
+        }
+        defs[last] = Some(fused);
+        count += 1;
+    }
+    if count == 0 {
+        return Ok(None);
+    }
+    let defs = defs.into_iter().flatten().collect();
+    Ok(Some((edit::rebuild(graph, defs, ops)?, count)))
+}
+
+/// True when the contraction runs on the CPU: its requested device, else
+/// the session's first device with a kernel for it.
+fn runs_on_cpu(
+    node: &crate::GraphNode,
+    options: &SessionOptions,
+    kernels: &KernelRegistry,
+) -> bool {
+    let registrations = kernels.kernels_for_op(&node.def.op);
+    candidates(requested_device_type(&node.def.device), &options.devices)
+        .into_iter()
+        .find(|d| registrations.iter().any(|r| r.device == d))
+        .is_some_and(|d| d == "CPU")
+}
+
+/// The fused node for contraction `c`, `BiasAdd` `b` and activation `a`,
+/// named as the last of them; `None` when an attr of the contraction has no
+/// place in the fused op or the fused op has no CPU kernel for its type.
+fn fused_node(
+    graph: &Graph,
+    c: usize,
+    b: usize,
+    a: Option<usize>,
+    fused_op: &str,
+    ops: &OpRegistry,
+    kernels: &KernelRegistry,
+) -> Option<NodeDef> {
+    let nodes = graph.nodes();
+    let (conv, bias) = (&nodes[c], &nodes[b]);
+    let fused_def = ops.look_up_op_def(fused_op).ok()?;
+    let dtype: DataType = *conv.input_types.first()?;
+    let mut def = NodeDef {
+        name: nodes[a.unwrap_or(b)].def.name.clone(),
+        op: fused_op.to_owned(),
+        device: conv.def.device.clone(),
+        input: vec![
+            edit::tensor_name(graph, conv.inputs[0]),
+            edit::tensor_name(graph, conv.inputs[1]),
+            edit::tensor_name(graph, bias.inputs[1]),
+        ],
+        ..NodeDef::default()
+    };
+    for (name, value) in &conv.def.attr {
+        if fused_def.attr.iter().any(|d| &d.name == name) {
+            def.attr.insert(name.clone(), value.clone());
+        } else if !droppable(name, value) {
+            return None;
+        }
+    }
+    let mut fused_ops = vec!["BiasAdd".to_owned()];
+    if let Some(a) = a {
+        let act = &nodes[a];
+        fused_ops.push(act.def.op.clone());
+        if act.def.op == "LeakyRelu" {
+            let alpha = NodeAttrs::new(&act.def, &act.op_def)
+                .get::<f32>("alpha")
+                .ok()?;
+            def.attr
+                .insert("leakyrelu_alpha".into(), AttrValue::from(alpha));
+        }
+    }
+    def.attr.insert("num_args".into(), AttrValue::from(1i64));
+    def.attr.insert(
+        "fused_ops".into(),
+        AttrValue::from(opreg_proto::attr_value::ListValue {
+            s: fused_ops.into_iter().map(String::into_bytes).collect(),
+            ..Default::default()
+        }),
+    );
+    if fused_def.attr.iter().any(|d| d.name == "TArgs") {
+        def.attr.insert(
+            "TArgs".into(),
+            AttrValue::from(opreg_proto::attr_value::ListValue {
+                r#type: vec![dtype as i32],
+                ..Default::default()
+            }),
+        );
+    }
+    let controls = [Some(c), Some(b), a]
+        .into_iter()
+        .flatten()
+        .flat_map(|i| edit::control_inputs(&nodes[i].def).cloned());
+    for control in controls {
+        if !def.input.contains(&control) {
+            def.input.push(control);
+        }
+    }
+    let mut with_defaults = def.clone();
+    add_defaults_to_node_def(fused_def, &mut with_defaults);
+    kernels.find_kernel(&with_defaults, "CPU").ok()?;
+    Some(def)
+}
