@@ -392,10 +392,11 @@ fn bench_reports_time_memory_and_ops() {
         text.contains("per op type (mean of 4 profiled runs):"),
         "{text}"
     );
-    // Every op of the MLP is in the table, with its node count.
+    // Every op of the MLP is in the table, with its node count (its
+    // MatMuls fused with their biases and activations).
     let matmul = text
         .lines()
-        .find(|l| l.starts_with("MatMul "))
+        .find(|l| l.starts_with("_FusedMatMul "))
         .unwrap_or_else(|| panic!("{text}"));
     let count: usize = matmul.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(count >= 2, "{matmul}");
@@ -640,10 +641,16 @@ fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
         text.contains("weight folding: 52 scales folded into weights, 52 additions made BiasAdd"),
         "{text}"
     );
+    assert!(
+        text.contains("fusion: 53 contractions fused with their bias (and activation)"),
+        "{text}"
+    );
     assert!(text.starts_with("nodes: 1052 -> "), "{text}");
     // Text format, as the name asks; it runs to the graph's outputs.
     let written = std::fs::read_to_string(&out).unwrap();
-    assert!(written.contains("op: \"BiasAdd\""));
+    assert!(written.contains("op: \"_FusedConv2D\""));
+    assert!(written.contains("op: \"_FusedDepthwiseConv2dNative\""));
+    assert!(!written.contains("op: \"BiasAdd\""));
     let run = |graph: &str, extra: &[&str]| {
         let mut args = vec!["run", graph, "--feeds", &feeds, "--format", "json"];
         args.extend_from_slice(extra);
