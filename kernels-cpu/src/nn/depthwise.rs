@@ -41,16 +41,22 @@ impl<T: WideFloat> BuildKernel for DepthwiseConv2dNativeKernel<T> {
 
 impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        depthwise_conv2d::<T>(&self.params, ctx).map(drop)
+        depthwise_conv2d::<T>(&self.params, ctx, None).map(drop)
     }
 }
 
+/// What runs on each finished span of whole output pixels while it is in
+/// cache (a fused op's bias and activation).
+pub(super) type RowEpilogue<'a, T> = &'a (dyn Fn(&mut [T]) + Sync);
+
 /// `DepthwiseConv2dNative` of inputs 0 and 1 into output 0 (also
-/// `_FusedDepthwiseConv2dNative`'s contraction); returns the output's
+/// `_FusedDepthwiseConv2dNative`'s contraction, with its `epilogue` run on
+/// each output row as soon as it is computed); returns the output's
 /// channel count.
 pub(super) fn depthwise_conv2d<T: WideFloat>(
     params: &Conv2DParams,
     ctx: &mut OpKernelContext<'_>,
+    epilogue: Option<RowEpilogue<'_, T>>,
 ) -> Result<usize, KernelError> {
     let input = ctx.input(0)?.clone();
     let filter = ctx.input(1)?.clone();
@@ -58,6 +64,10 @@ pub(super) fn depthwise_conv2d<T: WideFloat>(
     let f = params.format;
     let out = ctx.allocate_output(0, g.out_shape(f))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
+        // Only padding: the zero-filled output (then the epilogue).
+        if let Some(epilogue) = epilogue {
+            epilogue(out.as_mut_slice::<T>()?);
+        }
         return Ok(g.out_depth);
     }
     if f != DataFormat::Nhwc {
@@ -72,18 +82,21 @@ pub(super) fn depthwise_conv2d<T: WideFloat>(
         input.as_slice::<T>()?,
         filter.as_slice::<T>()?,
         out.as_mut_slice::<T>()?,
+        epilogue,
     )?;
     Ok(g.out_depth)
 }
 
 /// The convolution of NHWC `input` by `[rows, cols, depth, multiplier]`
-/// `filter` into NHWC `out` (every element written).
+/// `filter` into NHWC `out` (every element written), `epilogue` run on
+/// each output row once it is written.
 fn depthwise_nhwc<T: WideFloat>(
     g: &ConvGeometry,
     multiplier: usize,
     input: &[T],
     filter: &[T],
     out: &mut [T],
+    epilogue: Option<RowEpilogue<'_, T>>,
 ) -> Result<(), KernelError> {
     let (depth, out_depth) = (g.in_depth, g.out_depth);
     let row_len = g.cols.out * out_depth;
@@ -148,6 +161,9 @@ fn depthwise_nhwc<T: WideFloat>(
             for (o, &a) in o.iter_mut().zip(&acc) {
                 *o = T::narrow(a);
             }
+        }
+        if let Some(epilogue) = epilogue {
+            epilogue(out_row);
         }
     };
     if expected < PARALLEL_ELEMENTS {

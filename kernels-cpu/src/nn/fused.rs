@@ -4,8 +4,10 @@
 //! `LeakyRelu`, `Tanh` and `Sigmoid` (what the session's `fusion` rewrite
 //! makes of a contraction, its `BiasAdd` and its activation). The
 //! contraction is its own op's kernel; the bias and the activation then
-//! run in one pass over the output, in place: one output instead of three,
-//! and one pass over it instead of two. Each element is exactly what
+//! run in one pass over the output, in place (for the depthwise
+//! convolution, on each output row as soon as it is written, while it is in
+//! cache): one output instead of three, and one pass over it instead of
+//! two. Each element is exactly what
 //! `BiasAdd` and the activation's own kernel compute (denormals flushed as
 //! theirs are).
 
@@ -21,6 +23,7 @@ use registry_core::kernel::{
 };
 use registry_core::proto::AttrValue;
 use registry_core::proto::attr_value::ListValue;
+use registry_core::tensor::Tensor;
 
 use super::bias_add::BiasElement;
 use super::conv2d::conv2d;
@@ -119,72 +122,94 @@ impl Epilogue {
         Ok(Self { activation })
     }
 
-    /// Adds the bias (input 2, one value per channel, the output's last
-    /// dimension) to output 0 and applies the activation, in place.
-    fn apply<T: FusedElement>(
+    /// The bias (input 2): one value per channel, the output's last
+    /// dimension (`channels`, when known before the contraction runs).
+    fn bias(
         &self,
-        ctx: &mut OpKernelContext<'_>,
-        channels: usize,
-    ) -> Result<(), KernelError> {
+        ctx: &OpKernelContext<'_>,
+        channels: Option<usize>,
+    ) -> Result<Tensor, KernelError> {
         let bias = ctx.input(2)?.clone();
         registry_core::kernel_ensure!(
             bias.shape().rank() == 1,
             "Biases must be 1D: {}",
             bias.shape()
         );
-        registry_core::kernel_ensure!(
-            bias.dims()[0] == channels,
-            "Must provide as many biases as the output has channels: {} vs. {channels}",
-            bias.shape()
-        );
-        let bias = bias.as_slice::<T>()?;
-        let out = ctx.output_mut(0)?.as_mut_slice::<T>()?;
+        if let Some(channels) = channels {
+            registry_core::kernel_ensure!(
+                bias.dims()[0] == channels,
+                "Must provide as many biases as the output has channels: {} vs. {channels}",
+                bias.shape()
+            );
+        }
+        Ok(bias)
+    }
+
+    /// `out[i] = activation(out[i] + bias[i % channels])` over a span of
+    /// whole rows of `bias.len()` channels, element for element as
+    /// `BiasAdd` and the activation's kernel compute it.
+    fn rows<'a, T: FusedElement>(&self, bias: &'a [T]) -> Rows<'a, T> {
         let flush =
             flushing_denormals() && !opreg_op_logic::unary::keeps_denormals(self.activation.op());
-        macro_rules! run {
+        macro_rules! with {
             ($f:expr) => {
                 if flush {
-                    epilogue(out, bias, |z: T| {
-                        let f = $f;
-                        f(z.flushed()).flushed()
+                    Box::new(move |out: &mut [T]| {
+                        add_then(out, bias, |z: T| {
+                            let f = $f;
+                            f(z.flushed()).flushed()
+                        })
                     })
                 } else {
-                    epilogue(out, bias, $f)
+                    Box::new(move |out: &mut [T]| add_then(out, bias, $f))
                 }
             };
         }
         match self.activation {
-            Activation::None => epilogue(out, bias, |z: T| z),
-            Activation::Relu => run!(|z: T| z.tf_relu()),
-            Activation::Relu6 => run!(|z: T| z.tf_relu6()),
-            Activation::Elu => run!(|z: T| z.tf_elu()),
-            Activation::LeakyRelu(alpha) => run!(|z: T| z.tf_leaky_relu(alpha)),
-            Activation::Tanh => run!(|z: T| z.tf_tanh()),
-            Activation::Sigmoid => run!(|z: T| z.tf_sigmoid()),
+            Activation::None => Box::new(move |out: &mut [T]| add_then(out, bias, |z: T| z)),
+            Activation::Relu => with!(|z: T| z.tf_relu()),
+            Activation::Relu6 => with!(|z: T| z.tf_relu6()),
+            Activation::Elu => with!(|z: T| z.tf_elu()),
+            Activation::LeakyRelu(alpha) => with!(move |z: T| z.tf_leaky_relu(alpha)),
+            Activation::Tanh => with!(|z: T| z.tf_tanh()),
+            Activation::Sigmoid => with!(|z: T| z.tf_sigmoid()),
+        }
+    }
+
+    /// Runs the epilogue over output 0, after the contraction, blocks of
+    /// rows in parallel when large.
+    fn apply<T: FusedElement>(
+        &self,
+        ctx: &mut OpKernelContext<'_>,
+        channels: usize,
+    ) -> Result<(), KernelError> {
+        let bias = self.bias(ctx, Some(channels))?;
+        let rows = self.rows(bias.as_slice::<T>()?);
+        let out = ctx.output_mut(0)?.as_mut_slice::<T>()?;
+        if channels == 0 || out.len() < PARALLEL_ELEMENTS {
+            rows(out);
+        } else {
+            // Blocks of whole rows, about PARALLEL_ELEMENTS / 4 elements each.
+            let block = channels * (PARALLEL_ELEMENTS / 4).div_ceil(channels);
+            out.par_chunks_mut(block).for_each(&*rows);
         }
         Ok(())
     }
 }
 
-/// `out[i] = f(out[i] + bias[i % channels])`, rows in parallel when large.
-fn epilogue<T: BiasElement + Send + Sync, F: Fn(T) -> T + Sync>(out: &mut [T], bias: &[T], f: F) {
-    let channels = bias.len();
-    if channels == 0 || out.is_empty() {
+/// The epilogue over a span of whole rows.
+type Rows<'a, T> = Box<dyn Fn(&mut [T]) + Sync + 'a>;
+
+/// `out[i] = f(out[i] + bias[i % channels])` over whole rows.
+#[inline(always)]
+fn add_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], f: F) {
+    if bias.is_empty() {
         return;
     }
-    let rows = |block: &mut [T]| {
-        for row in block.chunks_exact_mut(channels) {
-            for (o, &b) in row.iter_mut().zip(bias) {
-                *o = f(o.bias_add(b));
-            }
+    for row in out.chunks_exact_mut(bias.len()) {
+        for (o, &b) in row.iter_mut().zip(bias) {
+            *o = f(o.bias_add(b));
         }
-    };
-    if out.len() < PARALLEL_ELEMENTS {
-        rows(out);
-    } else {
-        // Blocks of whole rows, about PARALLEL_ELEMENTS / 4 elements each.
-        let block = channels * (PARALLEL_ELEMENTS / 4).div_ceil(channels);
-        out.par_chunks_mut(block).for_each(rows);
     }
 }
 
@@ -249,8 +274,16 @@ impl<T: WideFloat + FusedElement> BuildKernel for FusedDepthwiseConv2dNativeKern
 
 impl<T: WideFloat + FusedElement> OpKernel for FusedDepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let channels = depthwise_conv2d::<T>(&self.params, ctx)?;
-        self.epilogue.apply::<T>(ctx, channels)
+        // The epilogue runs on each output row as the convolution writes
+        // it, while it is in cache.
+        let filter = ctx.input(1)?.dims().to_vec();
+        let channels = match filter.as_slice() {
+            [_, _, depth, multiplier] => Some(depth * multiplier),
+            _ => None,
+        };
+        let bias = self.epilogue.bias(ctx, channels)?;
+        let rows = self.epilogue.rows(bias.as_slice::<T>()?);
+        depthwise_conv2d::<T>(&self.params, ctx, Some(&*rows)).map(drop)
     }
 }
 
