@@ -137,6 +137,8 @@ class _Native:
 
 _LOCK = threading.Lock()
 _NATIVE: dict[str, _Native] = {}
+#: (native library, vmap_method) -> the Library ``load`` returned for them.
+_LIBRARIES: dict[tuple[int, str], "Library"] = {}
 #: target name -> (library path, handler address) of every target registered.
 _TARGETS: dict[str, tuple[str, int]] = {}
 
@@ -192,7 +194,13 @@ def load(path: str | os.PathLike, *, vmap_method: str = DEFAULT_VMAP_METHOD) -> 
     ``jax.ffi.ffi_call``); the default, ``"sequential"``, is right for every
     op.
     """
-    return Library(_open(os.fspath(path)), vmap_method)
+    native = _open(os.fspath(path))
+    key = (id(native), vmap_method)
+    with _LOCK:
+        library = _LIBRARIES.get(key)
+        if library is None:
+            library = _LIBRARIES[key] = Library(native, vmap_method)
+        return library
 
 
 _ERRORS = {
