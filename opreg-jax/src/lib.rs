@@ -43,6 +43,7 @@
 mod attrs;
 mod bind;
 mod dtypes;
+mod entry;
 pub mod error;
 pub mod ffi;
 mod handler;
@@ -105,9 +106,9 @@ pub mod __private {
 
     /// The entry points.
     pub const ENTRY_POINTS: EntryPoints = EntryPoints {
-        describe: crate::library::opreg_jax_describe,
-        infer: crate::library::opreg_jax_infer,
-        stats: crate::library::opreg_jax_stats,
-        free: crate::library::opreg_jax_free,
+        describe: crate::entry::opreg_jax_describe,
+        infer: crate::entry::opreg_jax_infer,
+        stats: crate::entry::opreg_jax_stats,
+        free: crate::entry::opreg_jax_free,
     };
 }

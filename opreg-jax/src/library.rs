@@ -1,15 +1,11 @@
-//! The library as the Python package sees it: its ops (those with a CPU
-//! kernel), each with the XLA FFI handler and target name it registers,
-//! and the C entry points that describe them, infer a call's result shapes
-//! and dtypes, and report counters. Requests and answers are JSON text
-//! (the package needs nothing but Python's standard library and JAX).
+//! The library's ops as JAX sees them: those with a CPU kernel, by slot
+//! (the handler of slot `i` serves op `i`), with their Python names and
+//! XLA FFI target names, and the result shapes and dtypes of a call
+//! inferred by the op's own shape function.
 
-use std::ffi::{CStr, CString, c_char};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use prost::Message;
-use registry_core::attr::summarize_attr_value;
 use registry_core::library::LibraryContents;
 use registry_core::library::slots::SLOTS;
 use registry_core::node_def::in_out_types_for_node;
@@ -21,8 +17,6 @@ use crate::attrs;
 use crate::bind::bind;
 use crate::dtypes;
 use crate::error::CallError;
-use crate::ffi;
-use crate::handler::{self, handler_for_slot};
 
 /// The version of the protocol between a library and the Python package
 /// (these entry points and their JSON): the package refuses a library of
@@ -130,47 +124,6 @@ pub fn function_name(op: &str) -> String {
     out
 }
 
-// ------------------------------------------------------------ describe
-
-/// The library's description: versions, and each op with its function
-/// name, target, handler address, inputs and attrs.
-pub fn describe() -> Json {
-    let library = library();
-    let ops: Vec<Json> = library
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(slot, op)| {
-            let handler = handler_for_slot(slot).map_or(0, |h| h as usize);
-            json!({
-                "name": op.op_def.name,
-                "function": op.function,
-                "target": op.target,
-                "handler": handler,
-                "summary": op.op_def.summary,
-                "inputs": op.op_def.input_arg.iter().map(|a| json!({
-                    "name": a.name,
-                    "list": !a.number_attr.is_empty() || !a.type_list_attr.is_empty(),
-                })).collect::<Vec<_>>(),
-                "outputs": op.op_def.output_arg.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(),
-                "attrs": op.op_def.attr.iter().map(|a| json!({
-                    "name": a.name,
-                    "type": a.r#type,
-                    "default": a.default_value.as_ref().map(summarize_attr_value),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "abi": ABI_VERSION,
-        "opreg_jax": env!("CARGO_PKG_VERSION"),
-        "ffi_api": [ffi::API_MAJOR, ffi::API_MINOR],
-        "library": library.name,
-        "ops": ops,
-        "skipped": library.skipped,
-    })
-}
-
 // --------------------------------------------------------------- infer
 
 /// The result shapes and dtypes of a call of op `slot`, and the attrs to
@@ -272,73 +225,6 @@ fn input_aval(arg: &str, tensor: &Json) -> Result<(DataType, Shape), CallError> 
         .and_then(|d| d.iter().map(Json::as_i64).collect::<Option<Vec<i64>>>())
         .ok_or_else(|| CallError::Value(format!("input '{arg}' has no static shape")))?;
     Ok((dtype, Shape::from_dims(&dims)))
-}
-
-// -------------------------------------------------------- entry points
-
-fn to_c(value: Json) -> *mut c_char {
-    // JSON text has no NUL bytes (they are escaped).
-    CString::new(value.to_string()).map_or(std::ptr::null_mut(), CString::into_raw)
-}
-
-fn error_json(error: &CallError) -> Json {
-    json!({"error": {"kind": error.python_kind(), "message": error.to_string()}})
-}
-
-/// `describe()` as JSON text; free it with [`opreg_jax_free`].
-#[unsafe(no_mangle)]
-pub extern "C" fn opreg_jax_describe() -> *mut c_char {
-    let answer = catch_unwind(describe).unwrap_or_else(|panic| {
-        error_json(&CallError::Internal(format!(
-            "describing the library panicked: {}",
-            registry_core::kernel::KernelError::from_panic(&*panic)
-        )))
-    });
-    to_c(answer)
-}
-
-/// `infer(slot, request)` as JSON text (`{"error": ...}` when it fails);
-/// free it with [`opreg_jax_free`].
-///
-/// # Safety
-/// `request` must be a NUL-terminated string.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn opreg_jax_infer(slot: usize, request: *const c_char) -> *mut c_char {
-    if request.is_null() {
-        return to_c(error_json(&CallError::Internal("no request".into())));
-    }
-    // SAFETY: the caller's promise.
-    let text = unsafe { CStr::from_ptr(request) }.to_string_lossy();
-    let answer = catch_unwind(AssertUnwindSafe(|| {
-        let request: Json = serde_json::from_str(&text)
-            .map_err(|e| CallError::Internal(format!("the request is not JSON: {e}")))?;
-        infer(slot, &request)
-    }))
-    .unwrap_or_else(|panic| {
-        Err(CallError::Kernel(
-            registry_core::kernel::KernelError::from_panic(&*panic),
-        ))
-    });
-    to_c(answer.unwrap_or_else(|e| error_json(&e)))
-}
-
-/// The handlers' counters as JSON text: calls, kernels built, outputs
-/// copied into XLA's buffers; free it with [`opreg_jax_free`].
-#[unsafe(no_mangle)]
-pub extern "C" fn opreg_jax_stats() -> *mut c_char {
-    to_c(handler::stats())
-}
-
-/// Frees a string the entry points returned.
-///
-/// # Safety
-/// `text` must come from one of them, freed once (or be null).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn opreg_jax_free(text: *mut c_char) {
-    if !text.is_null() {
-        // SAFETY: made by `CString::into_raw` in `to_c`, freed once.
-        drop(unsafe { CString::from_raw(text) });
-    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,10 @@ use registry_core::shape::common::unchanged_shape;
 use registry_core::{kernel, op};
 use serde_json::{Value as Json, json};
 
+use crate::entry::describe;
 use crate::ffi;
 use crate::handler::handler_for_slot;
-use crate::library::{describe, infer, library};
+use crate::library::{infer, library};
 
 /// `y = x * factor`, elementwise.
 #[op(
@@ -462,20 +463,20 @@ fn describe_offers_the_ops_with_cpu_kernels_and_infer_answers_shapes() {
 
 #[test]
 fn entry_points_answer_json_text_and_free_it() {
-    let text = crate::library::opreg_jax_describe();
+    let text = crate::entry::opreg_jax_describe();
     // SAFETY: a NUL-terminated string from the entry point, freed once.
     let described: Json =
         serde_json::from_str(unsafe { CStr::from_ptr(text) }.to_str().unwrap()).unwrap();
     // SAFETY: from the entry point, freed once.
-    unsafe { crate::library::opreg_jax_free(text) };
+    unsafe { crate::entry::opreg_jax_free(text) };
     assert_eq!(described["abi"], crate::ABI_VERSION);
     let request = CString::new("not json").unwrap();
     // SAFETY: a NUL-terminated request.
-    let text: *mut c_char = unsafe { crate::library::opreg_jax_infer(0, request.as_ptr()) };
+    let text: *mut c_char = unsafe { crate::entry::opreg_jax_infer(0, request.as_ptr()) };
     // SAFETY: as above.
     let answer: Json =
         serde_json::from_str(unsafe { CStr::from_ptr(text) }.to_str().unwrap()).unwrap();
     // SAFETY: from the entry point, freed once.
-    unsafe { crate::library::opreg_jax_free(text) };
+    unsafe { crate::entry::opreg_jax_free(text) };
     assert_eq!(answer["error"]["kind"], "internal");
 }
