@@ -71,10 +71,6 @@ fn shape_value(dims: impl IntoIterator<Item = i64>) -> AttrValue {
     })
 }
 
-fn list_value(list: ListValue) -> AttrValue {
-    AttrValue::from(list)
-}
-
 fn type_value(def: &AttrDef, raw: i64) -> Result<DataType, CallError> {
     i32::try_from(raw)
         .ok()
@@ -129,35 +125,35 @@ fn json_value(def: &AttrDef, value: &Json) -> Result<AttrValue, CallError> {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         },
-        "list(int)" => list_value(ListValue {
+        "list(int)" => AttrValue::from(ListValue {
             i: list(value)?
                 .iter()
                 .map(|v| int(v).ok_or_else(bad))
                 .collect::<Result<_, _>>()?,
             ..Default::default()
         }),
-        "list(float)" => list_value(ListValue {
+        "list(float)" => AttrValue::from(ListValue {
             f: list(value)?
                 .iter()
                 .map(|v| json_float(v).ok_or_else(bad))
                 .collect::<Result<_, _>>()?,
             ..Default::default()
         }),
-        "list(bool)" => list_value(ListValue {
+        "list(bool)" => AttrValue::from(ListValue {
             b: list(value)?
                 .iter()
                 .map(|v| v.as_bool().ok_or_else(bad))
                 .collect::<Result<_, _>>()?,
             ..Default::default()
         }),
-        "list(type)" => list_value(ListValue {
+        "list(type)" => AttrValue::from(ListValue {
             r#type: list(value)?
                 .iter()
                 .map(|v| json_type(def, v).map(|d| d as i32))
                 .collect::<Result<_, _>>()?,
             ..Default::default()
         }),
-        "list(string)" => list_value(ListValue {
+        "list(string)" => AttrValue::from(ListValue {
             s: list(value)?
                 .iter()
                 .map(|v| v.as_str().map(|s| s.as_bytes().to_vec()).ok_or_else(bad))
@@ -370,23 +366,23 @@ fn xla_value(def: &AttrDef, read: XlaAttr) -> Result<AttrValue, CallError> {
         }
         ("type", XlaAttr::Text(name)) => AttrValue::from(type_named(def, name)?),
         ("shape", XlaAttr::Ints(v, false)) => shape_value(v.iter().copied()),
-        ("list(int)", XlaAttr::Ints(v, false)) => list_value(ListValue {
+        ("list(int)", XlaAttr::Ints(v, false)) => AttrValue::from(ListValue {
             i: v.clone(),
             ..Default::default()
         }),
-        ("list(float)", XlaAttr::Floats(v, false)) => list_value(ListValue {
+        ("list(float)", XlaAttr::Floats(v, false)) => AttrValue::from(ListValue {
             f: v.iter().map(|&f| f as f32).collect(),
             ..Default::default()
         }),
-        ("list(float)", XlaAttr::Ints(v, false)) => list_value(ListValue {
+        ("list(float)", XlaAttr::Ints(v, false)) => AttrValue::from(ListValue {
             f: v.iter().map(|&f| f as f32).collect(),
             ..Default::default()
         }),
-        ("list(bool)", XlaAttr::Bools(v, false)) => list_value(ListValue {
+        ("list(bool)", XlaAttr::Bools(v, false)) => AttrValue::from(ListValue {
             b: v.clone(),
             ..Default::default()
         }),
-        ("list(type)", XlaAttr::Ints(v, false)) => list_value(ListValue {
+        ("list(type)", XlaAttr::Ints(v, false)) => AttrValue::from(ListValue {
             r#type: v
                 .iter()
                 .map(|&t| type_value(def, t).map(|d| d as i32))

@@ -234,8 +234,6 @@ def _json_attr(value: Any) -> Any:
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, (np.dtype, type)):
         return np.dtype(value).name
-    if hasattr(value, "dtype") and hasattr(value, "itemsize") and not hasattr(value, "shape"):
-        return np.dtype(value).name
     return value
 
 

@@ -25,32 +25,10 @@ import numpy as np  # noqa: E402
 
 import opreg_jax  # noqa: E402
 
+from host_tensors import error, from_array, map_args, outputs, to_array  # noqa: E402
+
 # float64 and int64 arrays stay what they are (JAX narrows them otherwise).
 jax.config.update("jax_enable_x64", True)
-
-
-def to_array(t):
-    return np.frombuffer(bytes.fromhex(t["hex"]), dtype=t["dtype"]).reshape(t["shape"])
-
-
-def from_array(a):
-    a = np.asarray(a)
-    return {"dtype": a.dtype.name, "shape": list(a.shape), "hex": a.tobytes().hex()}
-
-
-def error(e):
-    return {"error": type(e).__name__, "message": str(e)}
-
-
-def outputs(result):
-    if isinstance(result, (list, tuple)):
-        return [from_array(r) for r in result]
-    return [from_array(result)]
-
-
-def map_args(args, f):
-    """Applies f to every tensor of args (a tensor or a list of them each)."""
-    return [[f(t) for t in a] if isinstance(a, list) else f(a) for a in args]
 
 
 def run(mode, fn, args, attrs):

@@ -24,29 +24,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.framework import op_def_registry  # noqa: E402
 
-
-def to_array(t):
-    return np.frombuffer(bytes.fromhex(t["hex"]), dtype=t["dtype"]).reshape(t["shape"])
-
-
-def from_array(a):
-    a = np.asarray(a)
-    return {"dtype": a.dtype.name, "shape": list(a.shape), "hex": a.tobytes().hex()}
-
-
-def error(e):
-    return {"error": type(e).__name__, "message": str(e)}
-
-
-def outputs(result):
-    if isinstance(result, (list, tuple)):
-        return [from_array(r) for r in result]
-    return [from_array(result)]
-
-
-def map_args(args, f):
-    """Applies f to every tensor of args (a tensor or a list of them each)."""
-    return [[f(t) for t in a] if isinstance(a, list) else f(a) for a in args]
+from host_tensors import error, from_array, map_args, outputs, to_array  # noqa: E402
 
 
 def run_eager(fn, args, attrs):

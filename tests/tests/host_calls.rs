@@ -92,6 +92,26 @@ impl Rng {
             .collect()
     }
 
+    /// A `WeightedSum` call of 1 to `max_n` random `dtype` tensors of
+    /// `shape`, random small weights and `normalize` (whose weights then do
+    /// not sum to zero).
+    pub(crate) fn weighted_sum_call(
+        &mut self,
+        dtype: DataType,
+        shape: &[usize],
+        max_n: usize,
+    ) -> Call {
+        let n = 1 + self.below(max_n);
+        let values = (0..n).map(|_| self.tensor(dtype, shape)).collect();
+        let mut weights: Vec<f64> = (0..n).map(|_| self.below(9) as f64 - 4.0).collect();
+        let normalize = self.below(2) == 1;
+        if normalize && weights.iter().sum::<f64>() == 0.0 {
+            weights[0] += 1.0;
+        }
+        let weights = Tensor::from_f64(dtype, vec![n], &weights).expect("weights");
+        weighted_sum_call(values, weights, normalize)
+    }
+
     /// A tensor of `dtype` and `shape` with small values (exact in every
     /// dtype, so sums do not depend on rounding order).
     pub(crate) fn tensor(&mut self, dtype: DataType, shape: &[usize]) -> Tensor {
@@ -255,15 +275,7 @@ pub(crate) fn example_calls() -> Vec<Call> {
             } else {
                 rng.shape(3, 5)
             };
-            let n = 1 + rng.below(4);
-            let values = (0..n).map(|_| rng.tensor(dtype, &shape)).collect();
-            let mut weights: Vec<f64> = (0..n).map(|_| rng.below(9) as f64 - 4.0).collect();
-            let normalize = rng.below(2) == 1;
-            if normalize && weights.iter().sum::<f64>() == 0.0 {
-                weights[0] += 1.0;
-            }
-            let weights = Tensor::from_f64(dtype, vec![n], &weights).expect("weights");
-            calls.push(weighted_sum_call(values, weights, normalize));
+            calls.push(rng.weighted_sum_call(dtype, &shape, 4));
         }
     }
     let f = |shape: &[usize], v: f32| {
@@ -329,4 +341,20 @@ pub(crate) fn run_guide_block(python: &Path, heading: &str, env: (&str, &str), p
             "{printed:?} not printed:\n{stdout}"
         );
     }
+}
+
+/// Checks that a host's outputs of a call (`theirs`, the driver's list of
+/// tensors, or its error) are exactly opreg's `ours`: dtype, shape and
+/// bytes; `what` names the call and mode in messages.
+pub(crate) fn assert_same_output(host: &str, what: &str, theirs: &Value, ours: &Tensor) {
+    let outputs = theirs
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: {host} failed: {theirs}"));
+    let (dtype, shape, bytes) = from_json(&outputs[0]);
+    assert_eq!(dtype, numpy_name(ours.dtype()), "{what}");
+    assert_eq!(shape, ours.dims(), "{what}");
+    assert!(
+        bytes == ours.as_bytes().unwrap(),
+        "{what}: values differ from opreg's for shape {shape:?}"
+    );
 }

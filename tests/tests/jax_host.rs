@@ -30,8 +30,8 @@ use registry_core::tensor::Tensor;
 use serde_json::{Value, json};
 
 use crate::host_calls::{
-    Call, Rng, example_calls, from_json, host_python, load_zero_out, numpy_name, run_driver,
-    run_guide_block, to_json, weighted_sum_call, zero_out_call,
+    Call, Rng, assert_same_output, example_calls, from_json, host_python, load_zero_out,
+    run_driver, run_guide_block, to_json, zero_out_call,
 };
 
 /// JAX's Python, or `None` (after saying why) when the tests skip.
@@ -59,15 +59,7 @@ fn more_calls(rng: &mut Rng) -> Vec<Call> {
     for dtype in [DataType::DtFloat, DataType::DtDouble, DataType::DtInt32] {
         for _ in 0..8 {
             let shape = rng.shape(4, 4);
-            let n = 1 + rng.below(6);
-            let values = (0..n).map(|_| rng.tensor(dtype, &shape)).collect();
-            let mut weights: Vec<f64> = (0..n).map(|_| rng.below(9) as f64 - 4.0).collect();
-            let normalize = rng.below(2) == 1;
-            if normalize && weights.iter().sum::<f64>() == 0.0 {
-                weights[0] += 1.0;
-            }
-            let weights = Tensor::from_f64(dtype, vec![n], &weights).expect("weights");
-            calls.push(weighted_sum_call(values, weights, normalize));
+            calls.push(rng.weighted_sum_call(dtype, &shape, 6));
         }
     }
     calls
@@ -79,18 +71,7 @@ fn more_calls(rng: &mut Rng) -> Vec<Call> {
 fn check_outcome(call: &Call, mode: &str, theirs: &Value, ours: &Result<Tensor, String>) {
     let what = format!("{} in {mode}", call.function);
     match (call.error, ours) {
-        (None, Ok(ours)) => {
-            let outputs = theirs
-                .as_array()
-                .unwrap_or_else(|| panic!("{what}: JAX failed: {theirs}"));
-            let (dtype, shape, bytes) = from_json(&outputs[0]);
-            assert_eq!(dtype, numpy_name(ours.dtype()), "{what}");
-            assert_eq!(shape, ours.dims(), "{what}");
-            assert!(
-                bytes == ours.as_bytes().unwrap(),
-                "{what}: values differ from opreg's for shape {shape:?}"
-            );
-        }
+        (None, Ok(ours)) => assert_same_output("JAX", &what, theirs, ours),
         (Some(text), Err(ours)) => {
             assert!(ours.contains(text), "opreg's error lacks {text:?}: {ours}");
             let message = theirs["message"]

@@ -30,7 +30,7 @@ use registry_core::tensor::Tensor;
 use serde_json::{Value, json};
 
 use crate::host_calls::{
-    Call, example_calls, from_json, host_python, load_zero_out, numpy_name, run_driver,
+    Call, assert_same_output, example_calls, from_json, host_python, load_zero_out, run_driver,
     run_guide_block, to_json,
 };
 
@@ -63,24 +63,12 @@ fn expected_op_def(op: &str) -> String {
 
 fn check_outcome(call: &Call, mode: &str, theirs: &Value, ours: &Result<Tensor, String>) {
     match (call.error, ours) {
-        (None, Ok(ours)) => {
-            let outputs = theirs.as_array().unwrap_or_else(|| {
-                panic!("{} in {mode}: TensorFlow failed: {theirs}", call.function)
-            });
-            let (dtype, shape, bytes) = from_json(&outputs[0]);
-            assert_eq!(
-                dtype,
-                numpy_name(ours.dtype()),
-                "{} in {mode}",
-                call.function
-            );
-            assert_eq!(shape, ours.dims(), "{} in {mode}", call.function);
-            assert!(
-                bytes == ours.as_bytes().unwrap(),
-                "{} in {mode}: values differ from opreg's for shape {shape:?}",
-                call.function
-            );
-        }
+        (None, Ok(ours)) => assert_same_output(
+            "TensorFlow",
+            &format!("{} in {mode}", call.function),
+            theirs,
+            ours,
+        ),
         (Some(text), Err(ours)) => {
             assert!(ours.contains(text), "opreg's error lacks {text:?}: {ours}");
             let message = theirs["message"].as_str().unwrap_or_else(|| {
