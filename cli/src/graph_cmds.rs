@@ -248,6 +248,7 @@ pub(crate) fn optimize(
         "nodes: {} -> {} ({} pruned or merged away)\n\
          constant folding: {} tensors computed ahead of time\n\
          weight folding: {} scales folded into weights, {} additions made BiasAdd\n\
+         pad folding: {} Pads made their convolution's padding\n\
          fusion: {} contractions fused with their bias (and activation)\n\
          wrote {}\n",
         report.nodes_before,
@@ -256,6 +257,7 @@ pub(crate) fn optimize(
         report.folded_constants,
         report.folded_scales,
         report.bias_adds,
+        report.folded_pads,
         report.fused,
         output.display()
     ))

@@ -143,6 +143,9 @@ enum Command {
         /// Skip folding scales into weights (and additions into BiasAdds).
         #[arg(long)]
         no_weight_folding: bool,
+        /// Skip folding zero Pads into the convolutions after them.
+        #[arg(long)]
+        no_pad_folding: bool,
         /// Skip fusing convolutions and MatMuls with their bias and activation.
         #[arg(long)]
         no_fusion: bool,
@@ -479,12 +482,14 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             output,
             no_constant_folding,
             no_weight_folding,
+            no_pad_folding,
             no_fusion,
         } => {
             let (graph, io) = load_graph_io(&graph, feeds.as_deref(), fetches)?;
             let optimizations = GraphOptimizations {
                 constant_folding: !no_constant_folding,
                 weight_folding: !no_weight_folding,
+                pad_folding: !no_pad_folding,
                 fusion: !no_fusion,
                 ..GraphOptimizations::default()
             };

@@ -629,20 +629,23 @@ fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
     let graph = model.join("graph.pb").to_string_lossy().into_owned();
     let feeds = model.join("io.json").to_string_lossy().into_owned();
     let out = temp_file("mobilenet_v2_optimized.pbtxt");
-    let text = stdout_of(&[
-        "optimize",
-        &graph,
-        "--feeds",
-        &feeds,
-        "-o",
-        &out.to_string_lossy(),
-    ]);
+    let out_name = out.to_string_lossy().into_owned();
+    let optimize = |extra: &[&str]| {
+        let mut args = vec!["optimize", &graph, "--feeds", &feeds, "-o", &out_name];
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    };
+    let text = optimize(&[]);
     assert!(
         text.contains("weight folding: 52 scales folded into weights, 52 additions made BiasAdd"),
         "{text}"
     );
     assert!(
-        text.contains("fusion: 53 contractions fused with their bias (and activation)"),
+        text.contains("pad folding: 4 Pads made their convolution's padding"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fusion: 49 contractions fused with their bias (and activation)"),
         "{text}"
     );
     assert!(text.starts_with("nodes: 1052 -> "), "{text}");
@@ -650,7 +653,8 @@ fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(written.contains("op: \"_FusedConv2D\""));
     assert!(written.contains("op: \"_FusedDepthwiseConv2dNative\""));
-    assert!(!written.contains("op: \"BiasAdd\""));
+    assert!(!written.contains("op: \"Pad\""));
+    assert!(written.contains("s: \"EXPLICIT\""));
     let run = |graph: &str, extra: &[&str]| {
         let mut args = vec!["run", graph, "--feeds", &feeds, "--format", "json"];
         args.extend_from_slice(extra);
@@ -672,16 +676,12 @@ fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
         assert!((a - b).abs() <= 1e-4, "{a} against {b}");
     }
     // Without weight folding the convolutions keep their Mul.
-    let text = stdout_of(&[
-        "optimize",
-        &graph,
-        "--feeds",
-        &feeds,
-        "-o",
-        &out.to_string_lossy(),
-        "--no-weight-folding",
-    ]);
+    let text = optimize(&["--no-weight-folding"]);
     assert!(text.contains("weight folding: 0 scales"), "{text}");
+    // Without pad folding the Pads stay, and every convolution fuses.
+    let text = optimize(&["--no-pad-folding"]);
+    assert!(text.contains("pad folding: 0 Pads"), "{text}");
+    assert!(text.contains("fusion: 53 contractions"), "{text}");
     let _ = std::fs::remove_file(&out);
 }
 

@@ -228,6 +228,37 @@ impl Axis {
         )
     }
 
+    /// Each output position's [`WindowTaps`]: which taps of its window
+    /// read the input, and where the first of them reads.
+    ///
+    /// ```
+    /// use opreg_op_logic::window::{Axis, Padding};
+    /// let a = Axis::new(5, 3, 1, 2, Padding::Same, (0, 0)).unwrap();
+    /// let taps = a.taps();
+    /// assert_eq!((taps[0].first, taps[0].end, taps[0].at), (1, 3, 0));
+    /// assert_eq!(taps[0].input_at(0, a.dilation), None);
+    /// assert_eq!(taps[0].input_at(2, a.dilation), Some(1));
+    /// ```
+    pub fn taps(&self) -> Vec<WindowTaps> {
+        (0..self.out.out)
+            .map(|o| {
+                let mut valid = (0..self.window).filter_map(|f| self.tap(o, f).map(|p| (f, p)));
+                match valid.next() {
+                    Some((first, at)) => WindowTaps {
+                        first,
+                        end: valid.next_back().map_or(first, |(f, _)| f) + 1,
+                        at,
+                    },
+                    None => WindowTaps {
+                        first: 0,
+                        end: 0,
+                        at: 0,
+                    },
+                }
+            })
+            .collect()
+    }
+
     /// The input positions `[start, end)` output `o`'s undilated window
     /// covers, clipped to the input (empty when it lies in the padding).
     pub fn window_range(&self, o: usize) -> (usize, usize) {
@@ -242,6 +273,30 @@ impl Axis {
                 .min(self.input)
         };
         (clip(first), clip(last))
+    }
+}
+
+/// The taps of one output position's window that read the input (the
+/// others fall in the padding): `first..end`, contiguous because the input
+/// position grows with the tap, the first of them reading input position
+/// `at` (see [`Axis::taps`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowTaps {
+    /// The first tap inside the input.
+    pub first: usize,
+    /// One past the last tap inside the input (`first` when none is).
+    pub end: usize,
+    /// The input position tap `first` reads.
+    pub at: usize,
+}
+
+impl WindowTaps {
+    /// The input position tap `f` reads, `None` in the padding.
+    #[inline(always)]
+    pub fn input_at(&self, f: usize, dilation: i64) -> Option<usize> {
+        (self.first..self.end)
+            .contains(&f)
+            .then(|| self.at + (f - self.first) * usize::try_from(dilation).unwrap_or(1))
     }
 }
 

@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 use crate::{Endpoint, Graph};
 use registry_core::device::Device;
 use registry_core::kernel::KernelInstance;
+use registry_core::tensor::Tensor;
 
 /// Where each input of a step must be when its kernel runs: `None` for
 /// host memory, else the device.
@@ -35,6 +36,8 @@ pub(crate) struct Step {
 /// A pruned, ordered execution plan for one feeds/fetches signature.
 pub(crate) struct Plan {
     pub(crate) steps: Vec<Step>,
+    /// The slot and value of each constant, made when the plan was built.
+    pub(crate) constants: Vec<(usize, Tensor)>,
     /// Number of consumers (inputs and fetches) of each slot.
     pub(crate) consumers: Vec<u32>,
     /// The feeds' names, in order.

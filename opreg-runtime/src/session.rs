@@ -529,9 +529,43 @@ impl Session {
                 })
                 .collect();
         }
+        // Constants are made once, here: a run starts with their values in
+        // their slots instead of running their kernels.
+        let mut constants = Vec::new();
+        steps.retain(|step| {
+            let node = &self.graph.nodes()[step.node];
+            if !(CONSTANT_OPS.contains(&node.def.op.as_str())
+                && node.inputs.is_empty()
+                && step.kernel.info().on_cpu())
+            {
+                return true;
+            }
+            let mut values: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
+            values.resize_with(step.outputs.len(), || None);
+            if run_kernel_step(
+                &self.graph,
+                step.node,
+                &step.kernel,
+                &step.input_devices,
+                &mut [],
+                &mut values,
+            )
+            .is_err()
+            {
+                // It fails again when run, where the error belongs.
+                return true;
+            }
+            for (value, slot) in values.into_iter().zip(&step.outputs) {
+                if let (Some(value), Some(slot)) = (value, *slot) {
+                    constants.push((slot, value));
+                }
+            }
+            false
+        });
         Ok(Planned::Straight(Plan {
             feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
             steps,
+            constants,
             consumers: slots.consumers,
             feeds,
             fetches,
@@ -666,6 +700,10 @@ pub(crate) const FORWARDING_OPS: &[&str] = &[
     "Snapshot",
 ];
 
+/// Ops whose (input-less, host) nodes a straight plan runs once, when
+/// planned, rather than in every run.
+const CONSTANT_OPS: &[&str] = &["Const", "HostConst"];
+
 /// Whether a plan may elide this node: a forwarding op whose kernel runs
 /// on the host (one on a device moves its inputs there, which the plan
 /// keeps) and passes input `i` to output `i`.
@@ -703,7 +741,9 @@ impl PreparedRun<'_> {
     /// The nodes whose kernels a run executes, in order: the ancestors of
     /// the fetches not cut off by a feed, less the forwarding nodes
     /// (`Identity`, `IdentityN`, `StopGradient`, `PreventGradient`,
-    /// `Snapshot` on the host), whose outputs are their inputs.
+    /// `Snapshot` on the host), whose outputs are their inputs, and less
+    /// the host constants, made once when the run is planned (outside
+    /// loops and conditionals).
     /// (`tests/tests/executor.rs` of `opreg-tests` shows a chain of them
     /// elided.)
     pub fn executed_nodes(&self) -> Vec<&str> {
@@ -845,6 +885,11 @@ impl PreparedRun<'_> {
                 expected: plan.feed_names.clone(),
                 given: fed,
             });
+        }
+        // The graph's constants (not counted against the run's memory: the
+        // session holds them).
+        for (slot, value) in &plan.constants {
+            values[*slot] = Some(value.clone());
         }
         // One set of input and output slots, reused by every step.
         let mut inputs: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();

@@ -10,6 +10,7 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
+use super::RowEpilogue;
 use super::gemm::GemmElement;
 use super::im2col::conv_ndhwc;
 use opreg_op_logic::conv::Conv2DParams;
@@ -38,22 +39,28 @@ impl<T: GemmElement> BuildKernel for Conv2DKernel<T> {
 
 impl<T: GemmElement> OpKernel for Conv2DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        conv2d::<T>(&self.params, ctx).map(drop)
+        conv2d::<T>(&self.params, ctx, None).map(drop)
     }
 }
 
 /// `Conv2D` of inputs 0 and 1 into output 0 (also `_FusedConv2D`'s
-/// contraction); returns the output's channel count.
+/// contraction, with its `epilogue` run on each block of output pixels as
+/// soon as it is computed); returns the output's channel count.
 pub(super) fn conv2d<T: GemmElement>(
     params: &Conv2DParams,
     ctx: &mut OpKernelContext<'_>,
+    epilogue: Option<RowEpilogue<'_, T>>,
 ) -> Result<usize, KernelError> {
     let input = ctx.input(0)?.clone();
     let filter = ctx.input(1)?.clone();
     let geo = params.geometry(input.dims(), filter.dims())?;
     let out = ctx.allocate_output(0, geo.out_shape(params.format))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
-        // Nothing to compute, or only padding: the zero-filled output.
+        // Nothing to compute, or only padding: the zero-filled output
+        // (then the epilogue).
+        if let Some(epilogue) = epilogue {
+            epilogue(out.as_mut_slice::<T>()?);
+        }
         return Ok(geo.out_depth);
     }
     if params.format != DataFormat::Nhwc {
@@ -69,6 +76,7 @@ pub(super) fn conv2d<T: GemmElement>(
         input.as_slice::<T>()?,
         filter.as_slice::<T>()?,
         out.as_mut_slice::<T>()?,
+        epilogue,
     )?;
     Ok(geo.out_depth)
 }

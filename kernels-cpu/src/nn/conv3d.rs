@@ -47,6 +47,7 @@ impl<T: GemmElement> OpKernel for Conv3DKernel<T> {
             input.as_slice::<T>()?,
             filter.as_slice::<T>()?,
             out.as_mut_slice::<T>()?,
+            None,
         )
     }
 }

@@ -1,15 +1,21 @@
 //! `DepthwiseConv2dNative`: each input channel convolved with its own
 //! `multiplier` filters (output channel `c * multiplier + q` from input
-//! channel `c` and `filter[.., .., c, q]`). A direct kernel: for each output
-//! pixel the taps are visited in turn and every channel of a tap is one
-//! contiguous, vectorisable multiply-add over the NHWC input and the
-//! filter; output rows run in parallel. `half` and `bfloat16` accumulate in
-//! `f32` and round once.
+//! channel `c` and `filter[.., .., c, q]`). A direct kernel over the NHWC
+//! input: each axis's window taps inside the input are found once per
+//! call ([`opreg_op_logic::window::Axis::taps`]); with multiplier 1, blocks
+//! of 16 channels of 4 adjacent output pixels that read the same taps are
+//! summed together in vector registers (each filter load serving the 4),
+//! and the row function is compiled for each SIMD level (AVX-512, AVX2,
+//! SSE) and picked at run time. Every output element is the same sum, in
+//! the same tap order, on every level. Output rows run in parallel, and a
+//! fused op's epilogue runs on each row while it is in cache. `half` and
+//! `bfloat16` accumulate in `f32` and round once.
 
 use std::marker::PhantomData;
 
+use multiversion::multiversion;
 use opreg_op_logic::conv::{Conv2DParams, ConvGeometry};
-use opreg_op_logic::window::{DataFormat, tap};
+use opreg_op_logic::window::{DataFormat, WindowTaps};
 use opreg_standard_ops::DepthwiseConv2dNative;
 use rayon::prelude::*;
 use registry_core::kernel;
@@ -17,6 +23,7 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
+use super::RowEpilogue;
 use super::softmax::WideFloat;
 
 /// Output elements below which the convolution stays on one thread.
@@ -44,10 +51,6 @@ impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
         depthwise_conv2d::<T>(&self.params, ctx, None).map(drop)
     }
 }
-
-/// What runs on each finished span of whole output pixels while it is in
-/// cache (a fused op's bias and activation).
-pub(super) type RowEpilogue<'a, T> = &'a (dyn Fn(&mut [T]) + Sync);
 
 /// `DepthwiseConv2dNative` of inputs 0 and 1 into output 0 (also
 /// `_FusedDepthwiseConv2dNative`'s contraction, with its `epilogue` run on
@@ -87,6 +90,18 @@ pub(super) fn depthwise_conv2d<T: WideFloat>(
     Ok(g.out_depth)
 }
 
+/// Channels accumulated together (in vector registers) when the
+/// multiplier is 1.
+const CHANNEL_BLOCK: usize = 16;
+
+/// The convolution's geometry and per-axis taps, shared by the row tasks.
+struct DepthwisePlan<'a> {
+    g: &'a ConvGeometry,
+    multiplier: usize,
+    rows: Vec<WindowTaps>,
+    cols: Vec<WindowTaps>,
+}
+
 /// The convolution of NHWC `input` by `[rows, cols, depth, multiplier]`
 /// `filter` into NHWC `out` (every element written), `epilogue` run on
 /// each output row once it is written.
@@ -108,72 +123,231 @@ fn depthwise_nhwc<T: WideFloat>(
             "depthwise convolution buffers of the wrong size",
         ));
     }
-    let filter_wide: Vec<T::Acc> = filter.iter().map(|v| v.widen()).collect();
-    let row = |index: usize, out_row: &mut [T]| {
+    if row_len == 0 {
+        return Ok(());
+    }
+    let [_, rows, cols] = g.volume().axes;
+    let plan = DepthwisePlan {
+        g,
+        multiplier,
+        rows: rows.taps(),
+        cols: cols.taps(),
+    };
+    let threads = rayon::current_num_threads();
+    if expected < PARALLEL_ELEMENTS || threads < 2 {
+        depthwise_rows(&plan, 0, input, filter, out, epilogue);
+    } else {
+        // A few tasks per thread, whole rows each.
+        let total_rows = g.batch * g.rows.out;
+        let rows_per_task = total_rows.div_ceil(threads * 4).max(1);
+        out.par_chunks_mut(rows_per_task * row_len)
+            .enumerate()
+            .for_each(|(task, rows)| {
+                depthwise_rows(&plan, task * rows_per_task, input, filter, rows, epilogue);
+            });
+    }
+    Ok(())
+}
+
+/// Output pixels of one row computed together when they read the same
+/// taps (independent sums in flight, each filter load shared).
+const PIXEL_BLOCK: usize = 4;
+
+/// Output rows `first_row..` (`out` holds whole rows), each finished by
+/// `epilogue`. Compiled for each SIMD level the machine may have and
+/// picked at run time; the arithmetic (a multiply, then an add, per tap in
+/// order) is the same on every level.
+#[multiversion(targets = "simd")]
+fn depthwise_rows<T: WideFloat>(
+    plan: &DepthwisePlan<'_>,
+    first_row: usize,
+    input: &[T],
+    filter: &[T],
+    out: &mut [T],
+    epilogue: Option<RowEpilogue<'_, T>>,
+) {
+    let g = plan.g;
+    let out_depth = g.out_depth;
+    let row_len = g.cols.out * out_depth;
+    for (i, out_row) in out.chunks_exact_mut(row_len).enumerate() {
+        let index = first_row + i;
         let (n, oh) = (index / g.rows.out, index % g.rows.out);
-        let mut acc = vec![T::Acc::default(); out_depth];
-        for (ow, o) in out_row.chunks_exact_mut(out_depth).enumerate() {
-            acc.fill(T::Acc::default());
-            for kh in 0..g.filter_rows {
-                let Some(ih) = tap(
-                    oh,
-                    kh,
-                    g.stride_rows,
-                    g.dilation_rows,
-                    g.rows.pad_before,
-                    g.in_rows,
-                ) else {
-                    continue;
-                };
-                for kw in 0..g.filter_cols {
-                    let Some(iw) = tap(
-                        ow,
-                        kw,
-                        g.stride_cols,
-                        g.dilation_cols,
-                        g.cols.pad_before,
-                        g.in_cols,
-                    ) else {
-                        continue;
-                    };
-                    let pixel = ((n * g.in_rows + ih) * g.in_cols + iw) * depth;
-                    let x = &input[pixel..pixel + depth];
-                    let tap_start = (kh * g.filter_cols + kw) * out_depth;
-                    let w = &filter_wide[tap_start..tap_start + out_depth];
-                    if multiplier == 1 {
-                        for ((a, &xv), &wv) in acc.iter_mut().zip(x).zip(w) {
-                            *a = *a + xv.widen() * wv;
-                        }
-                    } else {
-                        for ((a, &xv), wq) in acc
-                            .chunks_exact_mut(multiplier)
-                            .zip(x)
-                            .zip(w.chunks_exact(multiplier))
-                        {
-                            let xv = xv.widen();
-                            for (a, &wv) in a.iter_mut().zip(wq) {
-                                *a = *a + xv * wv;
-                            }
-                        }
-                    }
-                }
+        let taps = |ow: usize| PixelTaps {
+            rows: plan.rows[oh],
+            cols: plan.cols[ow],
+            dilation_rows: usize::try_from(g.dilation_rows).unwrap_or(1),
+            dilation_cols: usize::try_from(g.dilation_cols).unwrap_or(1),
+            pixel_step: usize::try_from(g.stride_cols).unwrap_or(1) * g.in_depth,
+            row_base: n * g.in_rows,
+            in_cols: g.in_cols,
+            depth: g.in_depth,
+            filter_cols: g.filter_cols,
+            out_depth,
+        };
+        if plan.multiplier != 1 {
+            for (ow, o) in out_row.chunks_exact_mut(out_depth).enumerate() {
+                multiplied_pixel(input, filter, &taps(ow), plan.multiplier, o);
             }
-            for (o, &a) in o.iter_mut().zip(&acc) {
-                *o = T::narrow(a);
+        } else {
+            let mut ow = 0;
+            while ow < g.cols.out {
+                let t = taps(ow);
+                let same = plan.cols[ow..]
+                    .iter()
+                    .take(PIXEL_BLOCK)
+                    .take_while(|c| (c.first, c.end) == (t.cols.first, t.cols.end))
+                    .count();
+                let o = &mut out_row[ow * out_depth..];
+                if same == PIXEL_BLOCK {
+                    channels::<T, PIXEL_BLOCK>(input, filter, &t, o);
+                    ow += PIXEL_BLOCK;
+                } else {
+                    channels::<T, 1>(input, filter, &t, o);
+                    ow += 1;
+                }
             }
         }
         if let Some(epilogue) = epilogue {
             epilogue(out_row);
         }
-    };
-    if expected < PARALLEL_ELEMENTS {
-        out.chunks_exact_mut(row_len)
-            .enumerate()
-            .for_each(|(i, r)| row(i, r));
-    } else {
-        out.par_chunks_exact_mut(row_len)
-            .enumerate()
-            .for_each(|(i, r)| row(i, r));
     }
-    Ok(())
+}
+
+/// Every channel of `P` adjacent output pixels (multiplier 1) that read the
+/// same taps, the first described by `taps`, into the start of `out`.
+#[inline(always)]
+fn channels<T: WideFloat, const P: usize>(
+    input: &[T],
+    filter: &[T],
+    taps: &PixelTaps,
+    out: &mut [T],
+) {
+    let depth = taps.depth;
+    let mut c = 0;
+    while c + CHANNEL_BLOCK <= depth {
+        channel_block::<T, CHANNEL_BLOCK, P>(input, filter, taps, c, out);
+        c += CHANNEL_BLOCK;
+    }
+    while c + 8 <= depth {
+        channel_block::<T, 8, P>(input, filter, taps, c, out);
+        c += 8;
+    }
+    while c < depth {
+        channel_block::<T, 1, P>(input, filter, taps, c, out);
+        c += 1;
+    }
+}
+
+/// One output pixel of a depthwise convolution with `multiplier` > 1
+/// (output channel `c * multiplier + q`).
+#[inline(always)]
+fn multiplied_pixel<T: WideFloat>(
+    input: &[T],
+    filter: &[T],
+    taps: &PixelTaps,
+    multiplier: usize,
+    o: &mut [T],
+) {
+    let mut acc = smallvec::SmallVec::<[T::Acc; 64]>::from_elem(T::Acc::default(), taps.out_depth);
+    for (pixel, tap) in taps.pairs() {
+        let (Some(x), Some(w)) = (
+            input.get(pixel..pixel + taps.depth),
+            filter.get(tap..tap + taps.out_depth),
+        ) else {
+            // (The buffers' sizes were checked against the geometry.)
+            continue;
+        };
+        for ((a, &xv), wq) in acc
+            .chunks_exact_mut(multiplier)
+            .zip(x)
+            .zip(w.chunks_exact(multiplier))
+        {
+            let xv = xv.widen();
+            for (a, &wv) in a.iter_mut().zip(wq) {
+                *a = *a + xv * wv.widen();
+            }
+        }
+    }
+    for (o, &a) in o.iter_mut().zip(&acc) {
+        *o = T::narrow(a);
+    }
+}
+
+/// The input pixels and filter taps one output pixel reads.
+#[derive(Debug, Clone, Copy)]
+struct PixelTaps {
+    rows: WindowTaps,
+    cols: WindowTaps,
+    dilation_rows: usize,
+    dilation_cols: usize,
+    /// Input elements from one output pixel's first input pixel to the
+    /// next one's (the column stride times the depth).
+    pixel_step: usize,
+    /// The image's first input row (`n * in_rows`).
+    row_base: usize,
+    in_cols: usize,
+    depth: usize,
+    filter_cols: usize,
+    out_depth: usize,
+}
+
+impl PixelTaps {
+    /// The (input pixel, filter tap) offsets, rows then columns in order.
+    #[inline(always)]
+    fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (self.rows.first..self.rows.end).flat_map(move |kh| {
+            let ih = self.rows.at + (kh - self.rows.first) * self.dilation_rows;
+            (self.cols.first..self.cols.end).map(move |kw| {
+                let iw = self.cols.at + (kw - self.cols.first) * self.dilation_cols;
+                (
+                    ((self.row_base + ih) * self.in_cols + iw) * self.depth,
+                    (kh * self.filter_cols + kw) * self.out_depth,
+                )
+            })
+        })
+    }
+}
+
+/// Channels `c..c + B` of `P` adjacent output pixels (multiplier 1) that
+/// read the same taps, the first described by `taps`, each summed over its
+/// taps in order, into `out` (pixel `p` at `p * out_depth`).
+#[inline(always)]
+fn channel_block<T: WideFloat, const B: usize, const P: usize>(
+    input: &[T],
+    filter: &[T],
+    taps: &PixelTaps,
+    c: usize,
+    out: &mut [T],
+) {
+    let mut acc = [[T::Acc::default(); B]; P];
+    for kh in taps.rows.first..taps.rows.end {
+        let ih = taps.rows.at + (kh - taps.rows.first) * taps.dilation_rows;
+        let input_row = (taps.row_base + ih) * taps.in_cols;
+        for kw in taps.cols.first..taps.cols.end {
+            let iw = taps.cols.at + (kw - taps.cols.first) * taps.dilation_cols;
+            let pixel = (input_row + iw) * taps.depth + c;
+            let tap = (kh * taps.filter_cols + kw) * taps.out_depth + c;
+            let Some(w) = filter.get(tap..).and_then(<[T]>::first_chunk::<B>) else {
+                // (The buffers' sizes were checked against the geometry.)
+                continue;
+            };
+            for (p, acc) in acc.iter_mut().enumerate() {
+                let at = pixel + p * taps.pixel_step;
+                let Some(x) = input.get(at..).and_then(<[T]>::first_chunk::<B>) else {
+                    continue;
+                };
+                for j in 0..B {
+                    acc[j] = acc[j] + x[j].widen() * w[j].widen();
+                }
+            }
+        }
+    }
+    for (p, acc) in acc.iter().enumerate() {
+        let at = p * taps.out_depth + c;
+        if let Some(o) = out.get_mut(at..at + B) {
+            for (o, &a) in o.iter_mut().zip(acc) {
+                *o = T::narrow(a);
+            }
+        }
+    }
 }

@@ -13,6 +13,7 @@
 
 use std::marker::PhantomData;
 
+use multiversion::multiversion;
 use opreg_op_logic::conv::Conv2DParams;
 use opreg_standard_ops::{FusedConv2D, FusedDepthwiseConv2dNative, FusedMatMul};
 use rayon::prelude::*;
@@ -200,8 +201,10 @@ impl Epilogue {
 /// The epilogue over a span of whole rows.
 type Rows<'a, T> = Box<dyn Fn(&mut [T]) + Sync + 'a>;
 
-/// `out[i] = f(out[i] + bias[i % channels])` over whole rows.
-#[inline(always)]
+/// `out[i] = f(out[i] + bias[i % channels])` over whole rows; compiled for
+/// each SIMD level the machine may have and picked at run time (the same
+/// arithmetic on each).
+#[multiversion(targets = "simd")]
 fn add_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], f: F) {
     if bias.is_empty() {
         return;
@@ -241,8 +244,16 @@ impl<T: GemmElement + FusedElement> BuildKernel for FusedConv2DKernel<T> {
 
 impl<T: GemmElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let channels = conv2d::<T>(&self.params, ctx)?;
-        self.epilogue.apply::<T>(ctx, channels)
+        // The epilogue runs on each block of output pixels as the
+        // convolution finishes it, while it is in cache.
+        let filter = ctx.input(1)?.dims().to_vec();
+        let channels = match filter.as_slice() {
+            [_, _, _, out_depth] => Some(*out_depth),
+            _ => None,
+        };
+        let bias = self.epilogue.bias(ctx, channels)?;
+        let rows = self.epilogue.rows(bias.as_slice::<T>()?);
+        conv2d::<T>(&self.params, ctx, Some(&*rows)).map(drop)
     }
 }
 

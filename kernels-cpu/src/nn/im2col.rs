@@ -1,16 +1,17 @@
 //! The arithmetic of an NHWC or NDHWC convolution: input patches laid out as rows
-//! (im2col) and multiplied by the filter, one product per group.
+//! (im2col) and multiplied by the filter, one product per group, a block of
+//! output pixels at a time.
 
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
-use super::gemm::{GemmElement, MatMut, MatRef, dense_buffer};
+use super::RowEpilogue;
+use super::gemm::{GemmElement, MatMut, MatRef, Threads, dense_buffer};
 use opreg_op_logic::volume::VolumeGeometry;
+use opreg_op_logic::window::WindowTaps;
 
 /// Bytes of im2col patches built at a time (bounds the scratch memory).
 const PATCH_BUDGET_BYTES: usize = 8 << 20;
-/// Patch elements below which building them stays on one thread.
-const PARALLEL_ELEMENTS: usize = 1 << 15;
 
 fn tail<T>(s: &[T], start: usize) -> Result<&[T], KernelError> {
     s.get(start..)
@@ -22,19 +23,31 @@ fn tail_mut<T>(s: &mut [T], start: usize) -> Result<&mut [T], KernelError> {
         .ok_or_else(|| KernelError::internal("convolution output offset out of range"))
 }
 
+/// Multiply-adds per block of output pixels: a block's patches, output
+/// and the filter stay in cache while it is computed and finished.
+const BLOCK_MACS: usize = 1 << 18;
+/// The fewest output pixels per block (each block's product packs the
+/// filter anew).
+const MIN_BLOCK_PIXELS: usize = 64;
+/// Multiply-adds below which the blocks run on the calling thread.
+const PARALLEL_MACS: usize = 48 * 48 * 256;
+
 /// Convolves NDHWC `input` with DHWIO `filter` into NDHWC `out` (every
 /// element written); a 2-D convolution is the volume of its
 /// [`opreg_op_logic::conv::ConvGeometry::volume`]. `in_depth` is a
 /// multiple of `patch_depth` and `out_depth` of the group count; the
 /// slices have the geometry's sizes.
+///
+/// The output pixels are computed in blocks (on rayon's pool when the
+/// convolution is large), each block's patches built, multiplied by the
+/// filter and finished by `epilogue` while in cache.
 pub(crate) fn conv_ndhwc<T: GemmElement>(
     g: &VolumeGeometry,
     input: &[T],
     filter: &[T],
     out: &mut [T],
+    epilogue: Option<RowEpilogue<'_, T>>,
 ) -> Result<(), KernelError> {
-    let groups = g.in_depth / g.patch_depth;
-    let group_out = g.out_depth / groups;
     let too_large = || KernelError::invalid_argument("filter too large");
     let pixels = g
         .axes
@@ -46,61 +59,122 @@ pub(crate) fn conv_ndhwc<T: GemmElement>(
         .iter()
         .try_fold(g.patch_depth, |n, a| n.checked_mul(a.window))
         .ok_or_else(too_large)?;
+    if pixels == 0 || g.out_depth == 0 {
+        return Ok(());
+    }
     let pointwise = g
         .axes
         .iter()
         .all(|a| a.window == 1 && a.stride == 1 && a.out.pad_before == 0 && a.out.out == a.input);
-    if pointwise {
-        // 1×1(×1), stride 1, no padding: each input pixel is its own patch.
+    let row_macs = k.saturating_mul(g.out_depth).max(1);
+    let patch_rows = (PATCH_BUDGET_BYTES / std::mem::size_of::<T>().max(1) / k.max(1)).max(1);
+    let block = (BLOCK_MACS / row_macs)
+        .max(MIN_BLOCK_PIXELS)
+        .min(patch_rows)
+        .min(pixels);
+    let blocks = Blocks {
+        g,
+        taps: if pointwise {
+            Default::default()
+        } else {
+            g.axes.map(|a| a.taps())
+        },
+        pointwise,
+        k,
+        input,
+        filter,
+        epilogue,
+    };
+    let out = out
+        .get_mut(..pixels * g.out_depth)
+        .ok_or_else(|| KernelError::internal("convolution output too small"))?;
+    let parallel = block < pixels
+        && pixels.saturating_mul(row_macs) >= PARALLEL_MACS
+        && rayon::current_num_threads() > 1;
+    if parallel {
+        out.par_chunks_mut(block * g.out_depth)
+            .enumerate()
+            .try_for_each(|(i, dst)| blocks.run(i * block, dst, Threads::Caller))
+    } else if block == pixels {
+        blocks.run(0, out, Threads::Pool)
+    } else {
+        out.chunks_mut(block * g.out_depth)
+            .enumerate()
+            .try_for_each(|(i, dst)| blocks.run(i * block, dst, Threads::Pool))
+    }
+}
+
+/// One convolution's blocks of output pixels.
+struct Blocks<'a, T> {
+    g: &'a VolumeGeometry,
+    /// Each axis's window taps (not needed for a pointwise convolution).
+    taps: [Vec<WindowTaps>; 3],
+    /// 1×1(×1), stride 1, no padding: each input pixel is its own patch.
+    pointwise: bool,
+    /// Patch length (filter rows).
+    k: usize,
+    input: &'a [T],
+    filter: &'a [T],
+    epilogue: Option<RowEpilogue<'a, T>>,
+}
+
+impl<T: GemmElement> Blocks<'_, T> {
+    /// Output pixels `start..` into `dst` (whole pixels), then the
+    /// epilogue over them.
+    fn run(&self, start: usize, dst: &mut [T], threads: Threads) -> Result<(), KernelError> {
+        let g = self.g;
+        let rows = dst.len() / g.out_depth;
+        let groups = g.in_depth / g.patch_depth;
+        let group_out = g.out_depth / groups;
+        let mut patches = if self.pointwise {
+            Vec::new()
+        } else {
+            dense_buffer::<T>(rows.checked_mul(self.k))?
+        };
         for grp in 0..groups {
-            let a = MatRef::new(
-                tail(input, grp * g.patch_depth)?,
-                pixels,
-                g.patch_depth,
-                g.in_depth,
-                1,
-            )?;
-            let b = MatRef::new(tail(filter, grp * group_out)?, k, group_out, g.out_depth, 1)?;
-            let dst = MatMut::new(
-                tail_mut(out, grp * group_out)?,
-                pixels,
+            let a = if self.pointwise {
+                MatRef::new(
+                    tail(self.input, start * g.in_depth + grp * g.patch_depth)?,
+                    rows,
+                    g.patch_depth,
+                    g.in_depth,
+                    1,
+                )?
+            } else {
+                fill_patches(g, &self.taps, self.input, grp, start, self.k, &mut patches);
+                MatRef::row_major(&patches, rows, self.k)?
+            };
+            let b = MatRef::new(
+                tail(self.filter, grp * group_out)?,
+                self.k,
                 group_out,
                 g.out_depth,
                 1,
             )?;
-            T::gemm(a, b, dst)?;
-        }
-        return Ok(());
-    }
-    let chunk = (PATCH_BUDGET_BYTES / std::mem::size_of::<T>() / k.max(1)).clamp(1, pixels.max(1));
-    let mut patches = dense_buffer::<T>(chunk.checked_mul(k))?;
-    for start in (0..pixels).step_by(chunk) {
-        let rows = chunk.min(pixels - start);
-        let patches = patches
-            .get_mut(..rows * k)
-            .ok_or_else(|| KernelError::internal("im2col buffer too small"))?;
-        for grp in 0..groups {
-            fill_patches(g, input, grp, start, k, patches);
-            let a = MatRef::row_major(patches, rows, k)?;
-            let b = MatRef::new(tail(filter, grp * group_out)?, k, group_out, g.out_depth, 1)?;
-            let dst = MatMut::new(
-                tail_mut(out, start * g.out_depth + grp * group_out)?,
+            let d = MatMut::new(
+                tail_mut(dst, grp * group_out)?,
                 rows,
                 group_out,
                 g.out_depth,
                 1,
             )?;
-            T::gemm(a, b, dst)?;
+            T::gemm_on(a, b, d, threads)?;
         }
+        if let Some(epilogue) = self.epilogue {
+            epilogue(dst);
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Writes the patches of output pixels `start..` (one row of `k` elements
 /// per pixel, ordered (filter plane, row, column, channel) like the
-/// filter's rows) for group `grp`; taps in the padding are zero.
+/// filter's rows) for group `grp`; taps in the padding are zero. Each
+/// filter row's taps inside the input are one copy when they are
+/// contiguous there (no dilation, one group).
 fn fill_patches<T: GemmElement>(
     g: &VolumeGeometry,
+    taps: &[Vec<WindowTaps>; 3],
     input: &[T],
     grp: usize,
     start: usize,
@@ -112,38 +186,48 @@ fn fill_patches<T: GemmElement>(
     }
     let [planes, rows, cols] = g.axes;
     let depth = g.patch_depth;
+    let contiguous = cols.dilation == 1 && depth == g.in_depth;
     let fill_row = |(r, row): (usize, &mut [T])| {
         let pixel = start + r;
         let ow = pixel % cols.out.out;
         let oh = (pixel / cols.out.out) % rows.out.out;
         let od = (pixel / (cols.out.out * rows.out.out)) % planes.out.out;
         let b = pixel / (cols.out.out * rows.out.out * planes.out.out);
-        for (fd, plane_taps) in row
+        let (plane_taps, row_taps, col_taps) = (taps[0][od], taps[1][oh], taps[2][ow]);
+        for (fd, plane) in row
             .chunks_exact_mut(rows.window * cols.window * depth)
             .enumerate()
         {
-            let id = planes.tap(od, fd);
-            for (fh, row_taps) in plane_taps.chunks_exact_mut(cols.window * depth).enumerate() {
-                let ih = rows.tap(oh, fh);
-                for (fw, dst) in row_taps.chunks_exact_mut(depth).enumerate() {
-                    let iw = cols.tap(ow, fw);
-                    let src = id.zip(ih).zip(iw).and_then(|((id, ih), iw)| {
-                        let at = (((b * planes.input + id) * rows.input + ih) * cols.input + iw)
-                            * g.in_depth
-                            + grp * depth;
-                        input.get(at..at + depth)
-                    });
-                    match src {
-                        Some(src) => dst.copy_from_slice(src),
-                        None => dst.fill(T::default()),
+            let Some(id) = plane_taps.input_at(fd, planes.dilation) else {
+                plane.fill(T::default());
+                continue;
+            };
+            for (fh, dst) in plane.chunks_exact_mut(cols.window * depth).enumerate() {
+                let Some(ih) = row_taps.input_at(fh, rows.dilation) else {
+                    dst.fill(T::default());
+                    continue;
+                };
+                let input_row = ((b * planes.input + id) * rows.input + ih) * cols.input;
+                let (inside_start, inside_end) = (col_taps.first * depth, col_taps.end * depth);
+                dst[..inside_start].fill(T::default());
+                dst[inside_end..].fill(T::default());
+                let inside = &mut dst[inside_start..inside_end];
+                if contiguous {
+                    let at = (input_row + col_taps.at) * g.in_depth;
+                    if let Some(src) = input.get(at..at + inside.len()) {
+                        inside.copy_from_slice(src);
+                    }
+                } else {
+                    for (fw, dst) in (col_taps.first..).zip(inside.chunks_exact_mut(depth)) {
+                        let iw = col_taps.input_at(fw, cols.dilation).unwrap_or(0);
+                        let at = (input_row + iw) * g.in_depth + grp * depth;
+                        if let Some(src) = input.get(at..at + depth) {
+                            dst.copy_from_slice(src);
+                        }
                     }
                 }
             }
         }
     };
-    if patches.len() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
-        patches.par_chunks_mut(k).enumerate().for_each(fill_row);
-    } else {
-        patches.chunks_mut(k).enumerate().for_each(fill_row);
-    }
+    patches.chunks_mut(k).enumerate().for_each(fill_row);
 }

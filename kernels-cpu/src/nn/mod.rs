@@ -15,6 +15,10 @@ use crate::linalg::gemm;
 #[allow(dead_code)]
 mod gemm;
 
+/// What runs on each finished span of whole output pixels while it is in
+/// cache (a fused op's bias and activation).
+type RowEpilogue<'a, T> = &'a (dyn Fn(&mut [T]) + Sync);
+
 mod conv2d;
 mod conv2d_backprop_input;
 mod conv3d;

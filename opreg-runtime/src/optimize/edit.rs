@@ -155,6 +155,39 @@ pub(crate) fn use_counts(graph: &Graph) -> Vec<usize> {
     uses
 }
 
+/// Each node's only reader: the node that alone uses it (once, as a data
+/// input), when it is neither fed nor fetched; `None` otherwise.
+pub(crate) fn sole_readers(graph: &Graph, preserve: &Preserve) -> Vec<Option<usize>> {
+    let nodes = graph.nodes();
+    let uses = use_counts(graph);
+    let mut reader: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for e in &node.inputs {
+            reader[e.node] = Some(i);
+        }
+    }
+    reader
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.filter(|_| uses[i] == 1 && !preserve.is_preserved(&nodes[i].def.name)))
+        .collect()
+}
+
+/// The graph of the nodes of `defs` still there (`None`: removed) after a
+/// pass that made `count` rewrites; `None` when it made none.
+pub(crate) fn rewritten(
+    graph: &Graph,
+    defs: Vec<Option<NodeDef>>,
+    count: usize,
+    ops: &OpRegistry,
+) -> Result<Option<(Graph, usize)>, GraphError> {
+    if count == 0 {
+        return Ok(None);
+    }
+    let defs = defs.into_iter().flatten().collect();
+    Ok(Some((rebuild(graph, defs, ops)?, count)))
+}
+
 /// A node name not yet taken in `graph` or `taken`, built from `base`.
 pub(crate) fn unique_name(graph: &Graph, taken: &mut FxHashSet<String>, base: &str) -> String {
     let mut name = base.to_owned();

@@ -54,20 +54,8 @@ pub(super) fn fuse(
     kernels: &KernelRegistry,
 ) -> Result<Option<(Graph, usize)>, GraphError> {
     let nodes = graph.nodes();
-    let uses = edit::use_counts(graph);
-    // The one data reader of each node read exactly once.
-    let mut reader: Vec<Option<usize>> = vec![None; nodes.len()];
-    for (i, node) in nodes.iter().enumerate() {
-        for e in &node.inputs {
-            reader[e.node] = Some(i);
-        }
-    }
-    let sole_reader = |i: usize| {
-        let name = &nodes[i].def.name;
-        (uses[i] == 1 && !preserve.is_preserved(name))
-            .then_some(reader[i])
-            .flatten()
-    };
+    let readers = edit::sole_readers(graph, preserve);
+    let sole_reader = |i: usize| readers[i];
     let mut defs: Vec<Option<NodeDef>> = nodes.iter().map(|n| Some(n.def.clone())).collect();
     let mut count = 0;
     for (c, node) in nodes.iter().enumerate() {
@@ -107,16 +95,12 @@ pub(super) fn fuse(
         defs[last] = Some(fused);
         count += 1;
     }
-    if count == 0 {
-        return Ok(None);
-    }
-    let defs = defs.into_iter().flatten().collect();
-    Ok(Some((edit::rebuild(graph, defs, ops)?, count)))
+    edit::rewritten(graph, defs, count, ops)
 }
 
 /// True when the contraction runs on the CPU: its requested device, else
 /// the session's first device with a kernel for it.
-fn runs_on_cpu(
+pub(super) fn runs_on_cpu(
     node: &crate::GraphNode,
     options: &SessionOptions,
     kernels: &KernelRegistry,

@@ -14,6 +14,9 @@
 //!   weights is folded into the weights (the batch-norm arithmetic a
 //!   frozen Keras model keeps), and an `Add`/`AddV2`/`Sub` of a constant
 //!   per-channel vector after one of them becomes a `BiasAdd`;
+//! - [`pad folding`](pads): a zero `Pad` of an image's rows and columns
+//!   read only by a `Conv2D` or `DepthwiseConv2dNative` becomes that
+//!   convolution's explicit padding (CPU only);
 //! - [`fusion`]: a `Conv2D`, `DepthwiseConv2dNative` or `MatMul` with its
 //!   `BiasAdd` and activation becomes one `_FusedConv2D`,
 //!   `_FusedDepthwiseConv2dNative` or `_FusedMatMul` node (CPU only).
@@ -25,6 +28,7 @@
 mod constants;
 mod edit;
 mod fusion;
+mod pads;
 mod weights;
 
 use registry_core::kernel::KernelRegistry;
@@ -55,6 +59,10 @@ pub struct GraphOptimizations {
     /// convolution or MatMul before them, and turn per-channel constant
     /// additions after them into `BiasAdd`.
     pub weight_folding: bool,
+    /// Make a zero `Pad` of an image's rows and columns read only by a
+    /// `Conv2D` or `DepthwiseConv2dNative` that runs on the CPU that
+    /// convolution's explicit padding (no padded copy is made).
+    pub pad_folding: bool,
     /// Fuse each `Conv2D`, `DepthwiseConv2dNative` or `MatMul` that runs on
     /// the CPU with the `BiasAdd` after it and the activation after that
     /// (`Relu`, `Relu6`, `Elu`, `LeakyRelu`, `Tanh`, `Sigmoid`).
@@ -69,6 +77,7 @@ impl Default for GraphOptimizations {
         Self {
             constant_folding: true,
             weight_folding: true,
+            pad_folding: true,
             fusion: true,
             max_constant_bytes: 10 << 20,
         }
@@ -81,6 +90,7 @@ impl GraphOptimizations {
         Self {
             constant_folding: false,
             weight_folding: false,
+            pad_folding: false,
             fusion: false,
             ..Self::default()
         }
@@ -88,7 +98,7 @@ impl GraphOptimizations {
 
     /// True when at least one rewrite is on.
     pub fn is_enabled(&self) -> bool {
-        self.constant_folding || self.weight_folding || self.fusion
+        self.constant_folding || self.weight_folding || self.pad_folding || self.fusion
     }
 }
 
@@ -105,6 +115,8 @@ pub struct OptimizeReport {
     pub folded_scales: usize,
     /// Constant per-channel additions turned into `BiasAdd`.
     pub bias_adds: usize,
+    /// `Pad` nodes folded into the convolution after them.
+    pub folded_pads: usize,
     /// Contractions fused with their bias (and activation).
     pub fused: usize,
 }
@@ -179,6 +191,12 @@ pub(crate) fn optimize_preserving(
         current = edit::pruned(&folded.graph, preserve, ops)?;
         report.folded_scales = folded.scales;
         report.bias_adds = folded.biases;
+    }
+    if optimizations.pad_folding
+        && let Some((folded, count)) = pads::fold(&current, preserve, options, ops, kernels)?
+    {
+        current = edit::pruned(&folded, preserve, ops)?;
+        report.folded_pads = count;
     }
     if optimizations.fusion
         && let Some((fused, count)) = fusion::fuse(&current, preserve, options, ops, kernels)?

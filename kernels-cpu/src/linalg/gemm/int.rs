@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
-use super::{MatMut, MatRef, dense_buffer, product_dims};
+use super::{MatMut, MatRef, Threads, dense_buffer, product_dims};
 use crate::numeric::Element;
 
 /// An integer with wrapping multiply-add.
@@ -38,6 +38,7 @@ pub(super) fn gemm<T: WrappingInt>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     mut dst: MatMut<'_, T>,
+    threads: Threads,
 ) -> Result<(), KernelError> {
     let (m, n, k) = product_dims(&a, &b, &dst)?;
     if m == 0 || n == 0 {
@@ -57,6 +58,7 @@ pub(super) fn gemm<T: WrappingInt>(
         b_rs,
         n,
         k,
+        threads,
     };
     if dst.col_stride() == 1 && (m == 1 || dst.row_stride() >= n) {
         let rs = if m == 1 { n } else { dst.row_stride() };
@@ -76,6 +78,7 @@ struct Panel<'a, T> {
     b_rs: usize,
     n: usize,
     k: usize,
+    threads: Threads,
 }
 
 impl<T: WrappingInt> Panel<'_, T> {
@@ -84,7 +87,7 @@ impl<T: WrappingInt> Panel<'_, T> {
     fn run(&self, out: &mut [T], rs: usize, m: usize) {
         let work = m.saturating_mul(self.n).saturating_mul(self.k);
         let threads = rayon::current_num_threads();
-        if work < PARALLEL_THRESHOLD || m < 2 || threads < 2 {
+        if self.threads == Threads::Caller || work < PARALLEL_THRESHOLD || m < 2 || threads < 2 {
             self.rows(out, rs, 0, m);
             return;
         }

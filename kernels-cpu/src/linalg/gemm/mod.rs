@@ -23,15 +23,35 @@ use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
 use crate::numeric::Element;
 
+/// Which threads a product may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Threads {
+    /// rayon's pool, when the product is large enough to gain from it.
+    Pool,
+    /// The calling thread alone (a caller that already splits its work
+    /// over the pool, one product per task).
+    Caller,
+}
+
 /// An element type with a matrix product.
 pub(crate) trait GemmElement: Element {
     /// Writes `a · b` to `dst` (overwriting it); the shapes must agree
     /// (`a`: m×k, `b`: k×n, `dst`: m×n), else an internal error. `k = 0`
-    /// writes zeros.
+    /// writes zeros. Large products run on rayon's pool.
     fn gemm(
         a: MatRef<'_, Self>,
         b: MatRef<'_, Self>,
         dst: MatMut<'_, Self>,
+    ) -> Result<(), KernelError> {
+        Self::gemm_on(a, b, dst, Threads::Pool)
+    }
+
+    /// [`GemmElement::gemm`] on the given threads.
+    fn gemm_on(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        dst: MatMut<'_, Self>,
+        threads: Threads,
     ) -> Result<(), KernelError>;
 }
 
@@ -57,12 +77,13 @@ pub(crate) fn product_dims<T: Copy>(
 macro_rules! native_gemm {
     ($($t:ty),*) => {$(
         impl GemmElement for $t {
-            fn gemm(
+            fn gemm_on(
                 a: MatRef<'_, Self>,
                 b: MatRef<'_, Self>,
                 dst: MatMut<'_, Self>,
+                threads: Threads,
             ) -> Result<(), KernelError> {
-                raw::gemm(a, b, dst)
+                raw::gemm(a, b, dst, threads)
             }
         }
     )*};
@@ -73,12 +94,13 @@ native_gemm!(f32, f64, Complex64, Complex128);
 macro_rules! int_gemm {
     ($($t:ty),*) => {$(
         impl GemmElement for $t {
-            fn gemm(
+            fn gemm_on(
                 a: MatRef<'_, Self>,
                 b: MatRef<'_, Self>,
                 dst: MatMut<'_, Self>,
+                threads: Threads,
             ) -> Result<(), KernelError> {
-                int::gemm(a, b, dst)
+                int::gemm(a, b, dst, threads)
             }
         }
     )*};
@@ -89,16 +111,17 @@ int_gemm!(i16, i32, i64);
 macro_rules! via_f32_gemm {
     ($($t:ty),*) => {$(
         impl GemmElement for $t {
-            fn gemm(
+            fn gemm_on(
                 a: MatRef<'_, Self>,
                 b: MatRef<'_, Self>,
                 mut dst: MatMut<'_, Self>,
+                threads: Threads,
             ) -> Result<(), KernelError> {
                 let (m, n, _) = product_dims(&a, &b, &dst)?;
                 let a32 = a.copy_dense(<$t>::to_f32)?;
                 let b32 = b.copy_dense(<$t>::to_f32)?;
                 let mut out = dense_buffer::<f32>(m.checked_mul(n))?;
-                raw::gemm(a32.view(), b32.view(), MatMut::row_major(&mut out, m, n)?)?;
+                raw::gemm(a32.view(), b32.view(), MatMut::row_major(&mut out, m, n)?, threads)?;
                 dst.assign_rows(&out, <$t>::from_f32);
                 Ok(())
             }

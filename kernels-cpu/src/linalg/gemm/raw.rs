@@ -5,7 +5,7 @@ use gemm::Parallelism;
 use registry_core::kernel::KernelError;
 use registry_core::tensor::{Complex64, Complex128};
 
-use super::{MatMut, MatRef, product_dims};
+use super::{MatMut, MatRef, Threads, product_dims};
 
 /// An element type the `gemm` crate multiplies natively, with the type it
 /// is known as there (same size, alignment and layout).
@@ -62,11 +62,12 @@ const _: () = {
 const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
 
 /// `dst = a · b` with the `gemm` crate. Shapes are checked; `k = 0` writes
-/// zeros; large products run on the rayon pool.
+/// zeros; large products run on the rayon pool when `threads` allows.
 pub(super) fn gemm<T: Native>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     mut dst: MatMut<'_, T>,
+    threads: Threads,
 ) -> Result<(), KernelError> {
     let (m, n, k) = product_dims(&a, &b, &dst)?;
     if m == 0 || n == 0 {
@@ -77,7 +78,10 @@ pub(super) fn gemm<T: Native>(
         return Ok(());
     }
     let work = m.saturating_mul(n).saturating_mul(k);
-    let parallelism = if work < PARALLEL_THRESHOLD || rayon::current_num_threads() < 2 {
+    let parallelism = if threads == Threads::Caller
+        || work < PARALLEL_THRESHOLD
+        || rayon::current_num_threads() < 2
+    {
         Parallelism::None
     } else {
         Parallelism::Rayon(rayon::current_num_threads())
