@@ -118,6 +118,12 @@ pub(crate) enum Planned {
     Flow(FlowPlan),
 }
 
+/// A cached plan and where its runs start.
+pub(crate) struct PlanEntry {
+    planned: Planned,
+    start: threads::RunStart,
+}
+
 /// The session's function runtime: its own (a session on a graph), or
 /// the one of the graph whose function it runs (which owns it).
 #[derive(Debug)]
@@ -164,7 +170,7 @@ pub struct Session {
     ops: &'static OpRegistry,
     kernels: &'static KernelRegistry,
     instances: Mutex<Vec<Option<Arc<KernelInstance>>>>,
-    plans: Mutex<FxHashMap<PlanKey, Arc<Planned>>>,
+    plans: Mutex<FxHashMap<PlanKey, Arc<PlanEntry>>>,
     /// The session of each signature's rewritten graph, when
     /// [`SessionOptions::optimizations`] are on.
     optimized: Mutex<FxHashMap<PlanKey, Option<Arc<Session>>>>,
@@ -384,9 +390,12 @@ impl Session {
         feeds: &[&str],
         fetches: &[&str],
         targets: &[&str],
-    ) -> Result<Arc<Planned>, RunError> {
+    ) -> Result<Arc<PlanEntry>, RunError> {
         cached(&self.plans, key, || {
-            Ok(Arc::new(self.build_plan(feeds, fetches, targets)?))
+            Ok(Arc::new(PlanEntry {
+                planned: self.build_plan(feeds, fetches, targets)?,
+                start: threads::RunStart::default(),
+            }))
         })
     }
 
@@ -716,7 +725,7 @@ fn is_forwarding(op: &str, kernel: &KernelInstance) -> bool {
 /// values in the order the feeds were named.
 pub struct PreparedRun<'s> {
     session: SessionRef<'s>,
-    plan: Arc<Planned>,
+    plan: Arc<PlanEntry>,
 }
 
 /// The session a [`PreparedRun`] runs in: the one it was prepared on, or
@@ -748,7 +757,7 @@ impl PreparedRun<'_> {
     /// elided.)
     pub fn executed_nodes(&self) -> Vec<&str> {
         let nodes = self.session.graph.nodes();
-        match &*self.plan {
+        match &self.plan.planned {
             Planned::Straight(plan) => plan
                 .steps
                 .iter()
@@ -773,11 +782,12 @@ impl PreparedRun<'_> {
     /// The run executes in the session's
     /// [`denormals`](SessionOptions::denormals) mode: with the default
     /// (flush to zero) on the calling thread, put in the mode for the run,
-    /// with rayon's global pool (where kernels run their parallel work) in
-    /// the mode too; with IEEE denormals on a thread of a pool of its own.
+    /// or, when this signature's last run took long, on a thread of rayon's
+    /// global pool (where kernels run their parallel work, in the mode too);
+    /// with IEEE denormals on a thread of a pool of its own.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
-        threads::run_in_mode(self.session.options.denormals, || {
+        threads::run_in_mode(self.session.options.denormals, &self.plan.start, || {
             self.run_here(feeds, None)
         })
     }
@@ -820,7 +830,7 @@ impl PreparedRun<'_> {
         feeds: impl IntoIterator<Item = Tensor>,
     ) -> Result<(Vec<Tensor>, RunProfile), RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
-        threads::run_in_mode(self.session.options.denormals, || {
+        threads::run_in_mode(self.session.options.denormals, &self.plan.start, || {
             let mut profile = RunProfile::default();
             let outputs = self.run_here(feeds, Some(&mut profile))?;
             Ok((outputs, profile))
@@ -841,7 +851,7 @@ impl PreparedRun<'_> {
         mut profile: Option<&mut RunProfile>,
     ) -> Result<Vec<Tensor>, RunError> {
         let graph = &self.session.graph;
-        let plan = match &*self.plan {
+        let plan = match &self.plan.planned {
             Planned::Straight(plan) => plan,
             Planned::Flow(plan) => return plan.run(graph, feeds, profile),
         };
