@@ -392,10 +392,14 @@ impl Session {
         targets: &[&str],
     ) -> Result<Arc<PlanEntry>, RunError> {
         cached(&self.plans, key, || {
-            Ok(Arc::new(PlanEntry {
-                planned: self.build_plan(feeds, fetches, targets)?,
-                start: threads::RunStart::default(),
-            }))
+            let planned = self.build_plan(feeds, fetches, targets)?;
+            // Dataflow runs (loops) are many small kernels, one at a time:
+            // measured slower when started on the pool (lstm_while).
+            let start = match planned {
+                Planned::Straight(_) => threads::RunStart::default(),
+                Planned::Flow(_) => threads::RunStart::caller_only(),
+            };
+            Ok(Arc::new(PlanEntry { planned, start }))
         })
     }
 

@@ -49,15 +49,27 @@ fn flush_global_pool() {
 #[derive(Debug, Default)]
 pub(crate) struct RunStart {
     on_pool: AtomicBool,
+    /// Never on the pool (plans whose runs gain nothing from it).
+    caller_only: bool,
 }
 
 impl RunStart {
+    /// Runs that always start on the calling thread.
+    pub(crate) fn caller_only() -> Self {
+        Self {
+            on_pool: AtomicBool::new(false),
+            caller_only: true,
+        }
+    }
+
     /// A run at least this long moves the signature's runs to the pool; a
     /// run on the pool under half of it moves them back.
     pub(crate) const LONG: Duration = Duration::from_micros(250);
 
     fn record(&self, on_pool: bool, took: Duration) {
-        let next = if on_pool {
+        let next = if self.caller_only {
+            false
+        } else if on_pool {
             took >= Self::LONG / 2
         } else {
             took >= Self::LONG
