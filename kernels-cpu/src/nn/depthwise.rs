@@ -169,20 +169,33 @@ fn depthwise_rows<T: WideFloat>(
     let g = plan.g;
     let out_depth = g.out_depth;
     let row_len = g.cols.out * out_depth;
+    let (Some(&first_rows), Some(&first_cols)) = (plan.rows.first(), plan.cols.first()) else {
+        return;
+    };
+    // What every pixel's taps share; each row and pixel sets its own.
+    let shared = PixelTaps {
+        rows: first_rows,
+        cols: first_cols,
+        dilation_rows: usize::try_from(g.dilation_rows).unwrap_or(1),
+        dilation_cols: usize::try_from(g.dilation_cols).unwrap_or(1),
+        pixel_step: usize::try_from(g.stride_cols).unwrap_or(1) * g.in_depth,
+        row_base: 0,
+        in_cols: g.in_cols,
+        depth: g.in_depth,
+        filter_cols: g.filter_cols,
+        out_depth,
+    };
     for (i, out_row) in out.chunks_exact_mut(row_len).enumerate() {
         let index = first_row + i;
         let (n, oh) = (index / g.rows.out, index % g.rows.out);
-        let taps = |ow: usize| PixelTaps {
+        let row = PixelTaps {
             rows: plan.rows[oh],
-            cols: plan.cols[ow],
-            dilation_rows: usize::try_from(g.dilation_rows).unwrap_or(1),
-            dilation_cols: usize::try_from(g.dilation_cols).unwrap_or(1),
-            pixel_step: usize::try_from(g.stride_cols).unwrap_or(1) * g.in_depth,
             row_base: n * g.in_rows,
-            in_cols: g.in_cols,
-            depth: g.in_depth,
-            filter_cols: g.filter_cols,
-            out_depth,
+            ..shared
+        };
+        let taps = |ow: usize| PixelTaps {
+            cols: plan.cols[ow],
+            ..row
         };
         if plan.multiplier != 1 {
             for (ow, o) in out_row.chunks_exact_mut(out_depth).enumerate() {

@@ -26,6 +26,7 @@ use registry_core::proto::AttrValue;
 use registry_core::proto::attr_value::ListValue;
 use registry_core::tensor::Tensor;
 
+use super::RowEpilogue;
 use super::bias_add::BiasElement;
 use super::conv2d::conv2d;
 use super::depthwise::depthwise_conv2d;
@@ -177,6 +178,23 @@ impl Epilogue {
         }
     }
 
+    /// Runs `contraction` (into output 0) with the epilogue as what it runs
+    /// on each span of rows it finishes, the bias checked first against
+    /// the output's `channels` when known.
+    fn during<T: FusedElement>(
+        &self,
+        ctx: &mut OpKernelContext<'_>,
+        channels: Option<usize>,
+        contraction: impl FnOnce(
+            &mut OpKernelContext<'_>,
+            RowEpilogue<'_, T>,
+        ) -> Result<usize, KernelError>,
+    ) -> Result<(), KernelError> {
+        let bias = self.bias(ctx, channels)?;
+        let rows = self.rows(bias.as_slice::<T>()?);
+        contraction(ctx, &*rows).map(drop)
+    }
+
     /// Runs the epilogue over output 0, after the contraction, blocks of
     /// rows in parallel when large.
     fn apply<T: FusedElement>(
@@ -251,9 +269,9 @@ impl<T: GemmElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
             [_, _, _, out_depth] => Some(*out_depth),
             _ => None,
         };
-        let bias = self.epilogue.bias(ctx, channels)?;
-        let rows = self.epilogue.rows(bias.as_slice::<T>()?);
-        conv2d::<T>(&self.params, ctx, Some(&*rows)).map(drop)
+        self.epilogue.during(ctx, channels, |ctx, rows| {
+            conv2d::<T>(&self.params, ctx, Some(rows))
+        })
     }
 }
 
@@ -292,9 +310,9 @@ impl<T: WideFloat + FusedElement> OpKernel for FusedDepthwiseConv2dNativeKernel<
             [_, _, depth, multiplier] => Some(depth * multiplier),
             _ => None,
         };
-        let bias = self.epilogue.bias(ctx, channels)?;
-        let rows = self.epilogue.rows(bias.as_slice::<T>()?);
-        depthwise_conv2d::<T>(&self.params, ctx, Some(&*rows)).map(drop)
+        self.epilogue.during(ctx, channels, |ctx, rows| {
+            depthwise_conv2d::<T>(&self.params, ctx, Some(rows))
+        })
     }
 }
 
