@@ -18,6 +18,8 @@ pub(crate) struct BenchRuns {
     pub(crate) warmup: usize,
     /// Timed runs, then as many profiled ones.
     pub(crate) runs: usize,
+    /// Nodes listed by time taken (0: no such list).
+    pub(crate) top: usize,
 }
 
 /// Runs the graph `warmup` times untimed, `runs` times timed, and `runs`
@@ -70,6 +72,10 @@ pub(crate) fn bench(
     }
     out.push('\n');
     out.push_str(&op_table(&profiles, profiled_time / count as u32));
+    if runs.top > 0 {
+        out.push('\n');
+        out.push_str(&top_nodes(&profiles, runs.top));
+    }
     Ok(out)
 }
 
@@ -131,6 +137,42 @@ fn op_table(profiles: &[RunProfile], mean_run: Duration) -> String {
         "",
         micros(mean_run.saturating_sub(kernels))
     );
+    out
+}
+
+/// The `top` nodes by mean time per run (a node in a loop: all its
+/// iterations), with their op and share of the kernels' time.
+fn top_nodes(profiles: &[RunProfile], top: usize) -> String {
+    let runs = profiles.len().max(1) as u32;
+    let mut by_node: HashMap<(&str, &str), Duration> = HashMap::new();
+    for step in profiles.iter().flat_map(|p| &p.steps) {
+        *by_node
+            .entry((step.node.as_str(), step.op.as_str()))
+            .or_default() += step.time;
+    }
+    let kernels: Duration = by_node.values().sum::<Duration>() / runs;
+    let mut rows: Vec<((&str, &str), Duration)> = by_node
+        .into_iter()
+        .map(|(key, total)| (key, total / runs))
+        .collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    rows.truncate(top);
+    let width = rows.iter().map(|r| r.0.0.len()).max().unwrap_or(4).max(4);
+    let op_width = rows.iter().map(|r| r.0.1.len()).max().unwrap_or(2).max(2);
+    let mut out = format!("top {} nodes by time (mean per run):\n", rows.len());
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<op_width$}  {:>12}  {:>6}",
+        "node", "op", "time/run", "share"
+    );
+    for ((node, op), time) in rows {
+        let share = 100.0 * time.as_secs_f64() / kernels.as_secs_f64().max(f64::MIN_POSITIVE);
+        let _ = writeln!(
+            out,
+            "{node:<width$}  {op:<op_width$}  {:>9.1} us  {share:>5.1}%",
+            micros(time)
+        );
+    }
     out
 }
 
@@ -202,6 +244,29 @@ mod tests {
             lines[5].starts_with("executor, outside kernels") && lines[5].contains("90.0 us"),
             "{table}"
         );
+    }
+
+    #[test]
+    fn the_top_nodes_are_the_slowest_per_run() {
+        let run = |a: u64| RunProfile {
+            steps: vec![step("MatMul", a), step("Relu", 10), step("Add", 30)],
+            peak_bytes: None,
+        };
+        let table = top_nodes(&[run(100), run(200)], 2);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines[0], "top 2 nodes by time (mean per run):", "{table}");
+        // MatMul_node: (100 + 200) / 2 = 150 us of 190 us per run.
+        assert!(
+            lines[2].starts_with("MatMul_node")
+                && lines[2].contains("150.0 us")
+                && lines[2].contains("78.9%"),
+            "{table}"
+        );
+        assert!(
+            lines[3].starts_with("Add_node") && lines[3].contains("30.0 us"),
+            "{table}"
+        );
+        assert_eq!(lines.len(), 4, "{table}");
     }
 
     #[test]

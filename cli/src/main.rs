@@ -12,7 +12,7 @@
 //! opreg check GRAPH [--feeds FILE] [--device cpu|gpu]
 //! opreg run GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--format table|json] [--repeat N]
 //!           [--max-memory BYTES] [--max-allocation BYTES]
-//! opreg bench GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--runs N] [--warmup N]
+//! opreg bench GRAPH [--feeds FILE] [--fetch NAME:PORT]... [--device cpu|gpu] [--runs N] [--warmup N] [--top N]
 //! opreg graph GRAPH --dot [--feeds FILE]
 //! opreg docs -o DIR
 //! opreg coverage [--device DEVICE]... [--format table|json|svg] [--against KERNELS.pb]
@@ -119,6 +119,9 @@ enum Command {
         /// Untimed runs first.
         #[arg(long, default_value_t = 5)]
         warmup: usize,
+        /// Also list the N nodes that took the most time (mean per run).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        top: usize,
     },
     /// Rewrite a GraphDef as a session would before running it (constant
     /// folding, batch-norm scales folded into weights, BiasAdds) and write
@@ -464,6 +467,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             input,
             runs,
             warmup,
+            top,
         } => {
             let run = input.load()?;
             let options = SessionOptions {
@@ -471,7 +475,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 optimizations: run.optimizations.clone(),
                 ..SessionOptions::default()
             };
-            let runs = bench::BenchRuns { warmup, runs };
+            let runs = bench::BenchRuns { warmup, runs, top };
             let text = bench::bench(run, options, runs)?;
             write_stdout(text.as_bytes())
         }

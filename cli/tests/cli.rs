@@ -401,6 +401,33 @@ fn bench_reports_time_memory_and_ops() {
     let count: usize = matmul.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(count >= 2, "{matmul}");
     assert!(text.lines().any(|l| l.starts_with("all kernels")), "{text}");
+    assert!(!text.contains("nodes by time"), "{text}");
+}
+
+#[test]
+fn bench_lists_the_slowest_nodes_when_asked() {
+    let text = stdout_of(&[
+        "bench",
+        &shared_graph("mlp_f32", "graph.pb"),
+        "--feeds",
+        &shared_graph("mlp_f32", "io.json"),
+        "--runs",
+        "2",
+        "--top",
+        "2",
+    ]);
+    let (_, top) = text
+        .split_once("top 2 nodes by time (mean per run):\n")
+        .unwrap_or_else(|| panic!("no top nodes table:\n{text}"));
+    let rows: Vec<&str> = top.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    // Each row names a node of the graph, its op, and its time.
+    for row in rows {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        assert!(fields.len() >= 4, "{row}");
+        assert!(text.contains(&format!("{} ", fields[1])), "{text}");
+        assert!(row.contains(" us "), "{row}");
+    }
 }
 
 #[test]
