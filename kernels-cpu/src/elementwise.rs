@@ -1,7 +1,8 @@
 //! Element-wise loops: flat maps (in place or into another buffer) and
 //! walks over a [`Broadcast`], parallel with rayon for large tensors.
 //!
-//! Work below [`PARALLEL_MIN_ELEMENTS`] elements runs on the calling thread;
+//! Work below [`PARALLEL_MIN_ELEMENTS`] elements (a quarter of it on a thread
+//! of rayon's pool, see `crate::split`) runs on the calling thread;
 //! larger work is split into contiguous chunks (a multiple of 64 elements,
 //! so threads never share an output cache line). Each chunk is processed
 //! with plain slice loops that LLVM vectorizes: the closure is inlined and
@@ -27,14 +28,17 @@ use opreg_op_logic::broadcast::{Broadcast, Dims};
 pub const PARALLEL_MIN_ELEMENTS: usize = 32 * 1024;
 
 /// The chunk length for `n` elements: all of them when small, else about
-/// four chunks per thread, between 16K and 1M elements, a multiple of 64.
+/// four chunks per thread, between half the parallel minimum and 1M
+/// elements, a multiple of 64. On a thread of rayon's pool (a long run's
+/// kernels), the minimum is a quarter of [`PARALLEL_MIN_ELEMENTS`].
 pub fn chunk_len(n: usize) -> usize {
-    if n < PARALLEL_MIN_ELEMENTS {
+    let min_parallel = crate::split::min_parallel_work(PARALLEL_MIN_ELEMENTS);
+    if n < min_parallel {
         return n.max(1);
     }
     let threads = rayon::current_num_threads().max(1);
     let per = n.div_ceil(threads.saturating_mul(4));
-    per.clamp(16 * 1024, 1 << 20).next_multiple_of(64)
+    per.clamp(min_parallel / 2, 1 << 20).next_multiple_of(64)
 }
 
 /// `data[i] = f(data[i])` for every element.

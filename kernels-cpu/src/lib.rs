@@ -13,6 +13,7 @@
 pub mod cast_rules;
 pub mod elementwise;
 pub mod numeric;
+mod split;
 
 #[cfg(feature = "array")]
 pub mod array;

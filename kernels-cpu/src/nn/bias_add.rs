@@ -158,12 +158,13 @@ fn add_bias<T: BiasElement>(out: &mut [T], src: Option<&[T]>, bias: &[T], inner:
             }
         }
     };
-    if out.len() < PARALLEL_ELEMENTS {
+    let min_parallel = crate::split::min_parallel_work(PARALLEL_ELEMENTS);
+    if out.len() < min_parallel {
         run(out, src);
         return;
     }
-    // Whole blocks per task, about PARALLEL_ELEMENTS elements each.
-    let task = block * PARALLEL_ELEMENTS.div_ceil(block);
+    // Whole blocks per task, at least half of that many elements each.
+    let task = block * (min_parallel / 2).div_ceil(block);
     match src {
         Some(src) => out
             .par_chunks_mut(task)

@@ -3,7 +3,7 @@
 //! channel `c` and `filter[.., .., c, q]`). A direct kernel over the NHWC
 //! input: each axis's window taps inside the input are found once per
 //! call ([`opreg_op_logic::window::Axis::taps`]); with multiplier 1, blocks
-//! of 16 channels of 4 adjacent output pixels that read the same taps are
+//! of 16 channels of 8 (or 4) adjacent output pixels that read the same taps are
 //! summed together in vector registers (each filter load serving the 4),
 //! and the row function is compiled for each SIMD level (AVX-512, AVX2,
 //! SSE) and picked at run time. Every output element is the same sum, in
@@ -26,7 +26,8 @@ use registry_core::kernel::{
 use super::RowEpilogue;
 use super::softmax::WideFloat;
 
-/// Output elements below which the convolution stays on one thread.
+/// Output elements below which the convolution stays on one thread
+/// (called from outside rayon's pool; see [`crate::split`]).
 const PARALLEL_ELEMENTS: usize = 1 << 14;
 
 /// `DepthwiseConv2dNative` on the CPU (NHWC, as TF's CPU kernel).
@@ -134,7 +135,7 @@ fn depthwise_nhwc<T: WideFloat>(
         cols: cols.taps(),
     };
     let threads = rayon::current_num_threads();
-    if expected < PARALLEL_ELEMENTS || threads < 2 {
+    if expected < crate::split::min_parallel_work(PARALLEL_ELEMENTS) || threads < 2 {
         depthwise_rows(&plan, 0, input, filter, out, epilogue);
     } else {
         // A few tasks per thread, whole rows each.
@@ -150,7 +151,10 @@ fn depthwise_nhwc<T: WideFloat>(
 }
 
 /// Output pixels of one row computed together when they read the same
-/// taps (independent sums in flight, each filter load shared).
+/// taps (independent sums in flight, each filter load shared): 8 when
+/// there are that many, else 4.
+const WIDE_PIXEL_BLOCK: usize = 8;
+/// The smaller block of [`WIDE_PIXEL_BLOCK`].
 const PIXEL_BLOCK: usize = 4;
 
 /// Output rows `first_row..` (`out` holds whole rows), each finished by
@@ -207,11 +211,14 @@ fn depthwise_rows<T: WideFloat>(
                 let t = taps(ow);
                 let same = plan.cols[ow..]
                     .iter()
-                    .take(PIXEL_BLOCK)
+                    .take(WIDE_PIXEL_BLOCK)
                     .take_while(|c| (c.first, c.end) == (t.cols.first, t.cols.end))
                     .count();
                 let o = &mut out_row[ow * out_depth..];
-                if same == PIXEL_BLOCK {
+                if same == WIDE_PIXEL_BLOCK {
+                    channels::<T, WIDE_PIXEL_BLOCK>(input, filter, &t, o);
+                    ow += WIDE_PIXEL_BLOCK;
+                } else if same >= PIXEL_BLOCK {
                     channels::<T, PIXEL_BLOCK>(input, filter, &t, o);
                     ow += PIXEL_BLOCK;
                 } else {

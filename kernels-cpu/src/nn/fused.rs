@@ -205,11 +205,12 @@ impl Epilogue {
         let bias = self.bias(ctx, Some(channels))?;
         let rows = self.rows(bias.as_slice::<T>()?);
         let out = ctx.output_mut(0)?.as_mut_slice::<T>()?;
-        if channels == 0 || out.len() < PARALLEL_ELEMENTS {
+        let min_parallel = crate::split::min_parallel_work(PARALLEL_ELEMENTS);
+        if channels == 0 || out.len() < min_parallel {
             rows(out);
         } else {
-            // Blocks of whole rows, about PARALLEL_ELEMENTS / 4 elements each.
-            let block = channels * (PARALLEL_ELEMENTS / 4).div_ceil(channels);
+            // Blocks of whole rows, about a quarter of that many elements each.
+            let block = channels * (min_parallel / 4).div_ceil(channels);
             out.par_chunks_mut(block).for_each(&*rows);
         }
         Ok(())

@@ -29,7 +29,8 @@ const BLOCK_MACS: usize = 1 << 18;
 /// The fewest output pixels per block (each block's product packs the
 /// filter anew).
 const MIN_BLOCK_PIXELS: usize = 64;
-/// Multiply-adds below which the blocks run on the calling thread.
+/// Multiply-adds below which the blocks run on the calling thread (called
+/// from outside rayon's pool; see [`crate::split`]).
 const PARALLEL_MACS: usize = 48 * 48 * 256;
 
 /// Convolves NDHWC `input` with DHWIO `filter` into NDHWC `out` (every
@@ -67,8 +68,14 @@ pub(crate) fn conv_ndhwc<T: GemmElement>(
         .iter()
         .all(|a| a.window == 1 && a.stride == 1 && a.out.pad_before == 0 && a.out.out == a.input);
     let row_macs = k.saturating_mul(g.out_depth).max(1);
+    let total_macs = pixels.saturating_mul(row_macs);
+    let threads = rayon::current_num_threads();
+    let parallel_macs = crate::split::min_parallel_work(PARALLEL_MACS);
+    // Blocks small enough for every thread to have two, when they would
+    // be split.
+    let block_macs = (total_macs / (2 * threads)).clamp(parallel_macs / 4, BLOCK_MACS);
     let patch_rows = (PATCH_BUDGET_BYTES / std::mem::size_of::<T>().max(1) / k.max(1)).max(1);
-    let block = (BLOCK_MACS / row_macs)
+    let block = (block_macs / row_macs)
         .max(MIN_BLOCK_PIXELS)
         .min(patch_rows)
         .min(pixels);
@@ -88,9 +95,7 @@ pub(crate) fn conv_ndhwc<T: GemmElement>(
     let out = out
         .get_mut(..pixels * g.out_depth)
         .ok_or_else(|| KernelError::internal("convolution output too small"))?;
-    let parallel = block < pixels
-        && pixels.saturating_mul(row_macs) >= PARALLEL_MACS
-        && rayon::current_num_threads() > 1;
+    let parallel = block < pixels && total_macs >= parallel_macs && threads > 1;
     if parallel {
         out.par_chunks_mut(block * g.out_depth)
             .enumerate()
@@ -187,12 +192,7 @@ fn fill_patches<T: GemmElement>(
     let [planes, rows, cols] = g.axes;
     let depth = g.patch_depth;
     let contiguous = cols.dilation == 1 && depth == g.in_depth;
-    let fill_row = |(r, row): (usize, &mut [T])| {
-        let pixel = start + r;
-        let ow = pixel % cols.out.out;
-        let oh = (pixel / cols.out.out) % rows.out.out;
-        let od = (pixel / (cols.out.out * rows.out.out)) % planes.out.out;
-        let b = pixel / (cols.out.out * rows.out.out * planes.out.out);
+    let fill_row = |[b, od, oh, ow]: [usize; 4], row: &mut [T]| {
         let (plane_taps, row_taps, col_taps) = (taps[0][od], taps[1][oh], taps[2][ow]);
         for (fd, plane) in row
             .chunks_exact_mut(rows.window * cols.window * depth)
@@ -229,5 +229,32 @@ fn fill_patches<T: GemmElement>(
             }
         }
     };
-    patches.chunks_mut(k).enumerate().for_each(fill_row);
+    // The first pixel's (image, plane, row, column), then each next one's
+    // by counting (no division per pixel).
+    let [out_cols, out_rows, out_planes] = [cols.out.out, rows.out.out, planes.out.out];
+    if out_cols == 0 || out_rows == 0 || out_planes == 0 {
+        return;
+    }
+    let mut at = [
+        start / (out_cols * out_rows * out_planes),
+        (start / (out_cols * out_rows)) % out_planes,
+        (start / out_cols) % out_rows,
+        start % out_cols,
+    ];
+    for row in patches.chunks_mut(k) {
+        fill_row(at, row);
+        at[3] += 1;
+        if at[3] == out_cols {
+            at[3] = 0;
+            at[2] += 1;
+            if at[2] == out_rows {
+                at[2] = 0;
+                at[1] += 1;
+                if at[1] == out_planes {
+                    at[1] = 0;
+                    at[0] += 1;
+                }
+            }
+        }
+    }
 }
