@@ -113,7 +113,7 @@ fn keep_awake() -> AwakeGuard {
                     continue;
                 }
                 idle_turns = idle_turns.wrapping_add(1);
-                if idle_turns % 64 == 0 && last_work.elapsed() >= AWAKE_IDLE_LIMIT {
+                if idle_turns.is_multiple_of(64) && last_work.elapsed() >= AWAKE_IDLE_LIMIT {
                     break;
                 }
                 std::hint::spin_loop();
