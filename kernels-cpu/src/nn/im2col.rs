@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
 use super::RowEpilogue;
-use super::gemm::{GemmElement, MatMut, MatRef, Threads, dense_buffer};
+use super::gemm::{GemmElement, MatMut, MatRef, Threads, empty_buffer};
 use opreg_op_logic::volume::VolumeGeometry;
 use opreg_op_logic::window::WindowTaps;
 
@@ -134,7 +134,7 @@ impl<T: GemmElement> Blocks<'_, T> {
         let mut patches = if self.pointwise {
             Vec::new()
         } else {
-            dense_buffer::<T>(rows.checked_mul(self.k))?
+            empty_buffer::<T>(rows.checked_mul(self.k))?
         };
         for grp in 0..groups {
             let a = if self.pointwise {
@@ -146,7 +146,16 @@ impl<T: GemmElement> Blocks<'_, T> {
                     1,
                 )?
             } else {
-                fill_patches(g, &self.taps, self.input, grp, start, self.k, &mut patches);
+                fill_patches(
+                    g,
+                    &self.taps,
+                    self.input,
+                    grp,
+                    start,
+                    rows,
+                    self.k,
+                    &mut patches,
+                );
                 MatRef::row_major(&patches, rows, self.k)?
             };
             let b = MatRef::new(
@@ -172,60 +181,67 @@ impl<T: GemmElement> Blocks<'_, T> {
     }
 }
 
-/// Writes the patches of output pixels `start..` (one row of `k` elements
-/// per pixel, ordered (filter plane, row, column, channel) like the
-/// filter's rows) for group `grp`; taps in the padding are zero. Each
-/// filter row's taps inside the input are one copy when they are
-/// contiguous there (no dilation, one group).
+/// Replaces `patches` with the patches of the `rows` output pixels from
+/// `start` (one row of `k` elements per pixel, ordered (filter plane, row,
+/// column, channel) like the filter's rows) for group `grp`; taps in the
+/// padding are zero. The patches are appended, so only the padding is
+/// written twice (no zero fill first); each filter row's taps inside the
+/// input are one copy when they are contiguous there (no dilation, one
+/// group).
+#[allow(clippy::too_many_arguments)]
 fn fill_patches<T: GemmElement>(
     g: &VolumeGeometry,
     taps: &[Vec<WindowTaps>; 3],
     input: &[T],
     grp: usize,
     start: usize,
+    rows_wanted: usize,
     k: usize,
-    patches: &mut [T],
+    patches: &mut Vec<T>,
 ) {
+    patches.clear();
     if k == 0 {
         return;
     }
     let [planes, rows, cols] = g.axes;
     let depth = g.patch_depth;
     let contiguous = cols.dilation == 1 && depth == g.in_depth;
-    let fill_row = |[b, od, oh, ow]: [usize; 4], row: &mut [T]| {
+    let zeros = |patches: &mut Vec<T>, n: usize| patches.resize(patches.len() + n, T::default());
+    // Copies `len` input elements from `at`, or zeros if they are not
+    // there (the geometry was checked against the input, so they are).
+    let copy = |patches: &mut Vec<T>, at: usize, len: usize| match input.get(at..at + len) {
+        Some(src) => patches.extend_from_slice(src),
+        None => zeros(patches, len),
+    };
+    let fill_row = |[b, od, oh, ow]: [usize; 4], patches: &mut Vec<T>| {
         let (plane_taps, row_taps, col_taps) = (taps[0][od], taps[1][oh], taps[2][ow]);
-        for (fd, plane) in row
-            .chunks_exact_mut(rows.window * cols.window * depth)
-            .enumerate()
-        {
+        let row_len = cols.window * depth;
+        for fd in 0..planes.window {
             let Some(id) = plane_taps.input_at(fd, planes.dilation) else {
-                plane.fill(T::default());
+                zeros(patches, rows.window * row_len);
                 continue;
             };
-            for (fh, dst) in plane.chunks_exact_mut(cols.window * depth).enumerate() {
+            for fh in 0..rows.window {
                 let Some(ih) = row_taps.input_at(fh, rows.dilation) else {
-                    dst.fill(T::default());
+                    zeros(patches, row_len);
                     continue;
                 };
                 let input_row = ((b * planes.input + id) * rows.input + ih) * cols.input;
                 let (inside_start, inside_end) = (col_taps.first * depth, col_taps.end * depth);
-                dst[..inside_start].fill(T::default());
-                dst[inside_end..].fill(T::default());
-                let inside = &mut dst[inside_start..inside_end];
+                zeros(patches, inside_start);
                 if contiguous {
-                    let at = (input_row + col_taps.at) * g.in_depth;
-                    if let Some(src) = input.get(at..at + inside.len()) {
-                        inside.copy_from_slice(src);
-                    }
+                    copy(
+                        patches,
+                        (input_row + col_taps.at) * g.in_depth,
+                        inside_end - inside_start,
+                    );
                 } else {
-                    for (fw, dst) in (col_taps.first..).zip(inside.chunks_exact_mut(depth)) {
+                    for fw in col_taps.first..col_taps.end {
                         let iw = col_taps.input_at(fw, cols.dilation).unwrap_or(0);
-                        let at = (input_row + iw) * g.in_depth + grp * depth;
-                        if let Some(src) = input.get(at..at + depth) {
-                            dst.copy_from_slice(src);
-                        }
+                        copy(patches, (input_row + iw) * g.in_depth + grp * depth, depth);
                     }
                 }
+                zeros(patches, row_len - inside_end);
             }
         }
     };
@@ -241,8 +257,8 @@ fn fill_patches<T: GemmElement>(
         (start / out_cols) % out_rows,
         start % out_cols,
     ];
-    for row in patches.chunks_mut(k) {
-        fill_row(at, row);
+    for _ in 0..rows_wanted {
+        fill_row(at, patches);
         at[3] += 1;
         if at[3] == out_cols {
             at[3] = 0;

@@ -134,6 +134,15 @@ via_f32_gemm!(f16, bf16);
 /// A zeroed scratch buffer of `len` elements (`None`: the size overflowed);
 /// errors instead of aborting when the memory cannot be had.
 pub(crate) fn dense_buffer<T: Element>(len: Option<usize>) -> Result<Vec<T>, KernelError> {
+    let mut v = empty_buffer(len)?;
+    v.resize(len.unwrap_or(0), T::default());
+    Ok(v)
+}
+
+/// An empty scratch buffer with room for exactly `len` elements (`None`:
+/// the size overflowed), for a caller that appends them; errors instead of
+/// aborting when the memory cannot be had.
+pub(crate) fn empty_buffer<T>(len: Option<usize>) -> Result<Vec<T>, KernelError> {
     let len = len.ok_or_else(|| {
         KernelError::resource_exhausted("matrix scratch buffer size overflows usize")
     })?;
@@ -143,7 +152,6 @@ pub(crate) fn dense_buffer<T: Element>(len: Option<usize>) -> Result<Vec<T>, Ker
             "could not allocate a matrix scratch buffer of {len} elements"
         ))
     })?;
-    v.resize(len, T::default());
     Ok(v)
 }
 
