@@ -83,8 +83,9 @@ impl RunStart {
 /// How long a thread kept awake waits for work before it sleeps anyway.
 const AWAKE_IDLE_LIMIT: Duration = Duration::from_millis(1);
 
-/// Until the returned guard drops, keeps every thread of rayon's global
-/// pool but the calling one (a thread of that pool) looking for work
+/// Until the returned guard drops, keeps every thread of the calling
+/// thread's rayon pool (the global one, for a run) but the calling one
+/// looking for work
 /// instead of sleeping: each runs a task that takes pending work as rayon
 /// offers it ([`rayon::yield_now`]) and otherwise spins, and ends when the
 /// guard drops or after [`AWAKE_IDLE_LIMIT`] without work. Waking a
@@ -186,6 +187,15 @@ mod tests {
     use super::*;
     use rayon::prelude::*;
 
+    /// A pool of its own for a test: `keep_awake` broadcasts to the pool of
+    /// the thread it is called on, not to the global one.
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a test thread pool")
+    }
+
     /// Waits up to 5 s for `done`.
     fn eventually(done: impl Fn() -> bool) -> bool {
         let start = Instant::now();
@@ -200,13 +210,7 @@ mod tests {
 
     #[test]
     fn threads_kept_awake_do_the_work_and_stop_with_the_guard() {
-        // Not the global pool: `keep_awake` broadcasts to the pool of the
-        // thread it is called on.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .expect("a pool of 3 threads");
-        let (sum, seen_awake, tasks) = pool.install(|| {
+        let (sum, seen_awake, tasks) = pool(3).install(|| {
             let awake = keep_awake();
             let tasks = Arc::clone(&awake.tasks);
             let seen = eventually(|| tasks.started.load(Ordering::Acquire) == 2);
@@ -225,11 +229,7 @@ mod tests {
 
     #[test]
     fn threads_kept_awake_sleep_after_a_while_without_work() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("a pool of 2 threads");
-        pool.install(|| {
+        pool(2).install(|| {
             let awake = keep_awake();
             assert!(eventually(
                 || awake.tasks.started.load(Ordering::Acquire) == 1
@@ -244,11 +244,7 @@ mod tests {
 
     #[test]
     fn a_single_thread_is_not_kept_awake() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("a pool of 1 thread");
-        pool.install(|| {
+        pool(1).install(|| {
             let awake = keep_awake();
             std::thread::sleep(Duration::from_millis(5));
             assert_eq!(awake.tasks.started.load(Ordering::Acquire), 0);

@@ -251,6 +251,7 @@ fn fill_patches<T: GemmElement>(
     if out_cols == 0 || out_rows == 0 || out_planes == 0 {
         return;
     }
+    let extents = [usize::MAX, out_planes, out_rows, out_cols];
     let mut at = [
         start / (out_cols * out_rows * out_planes),
         (start / (out_cols * out_rows)) % out_planes,
@@ -259,18 +260,13 @@ fn fill_patches<T: GemmElement>(
     ];
     for _ in 0..rows_wanted {
         fill_row(at, patches);
-        at[3] += 1;
-        if at[3] == out_cols {
-            at[3] = 0;
-            at[2] += 1;
-            if at[2] == out_rows {
-                at[2] = 0;
-                at[1] += 1;
-                if at[1] == out_planes {
-                    at[1] = 0;
-                    at[0] += 1;
-                }
+        // The next pixel: the last coordinate counts up, carrying over.
+        for (coordinate, &extent) in at.iter_mut().zip(&extents).rev() {
+            *coordinate += 1;
+            if *coordinate < extent {
+                break;
             }
+            *coordinate = 0;
         }
     }
 }
