@@ -115,6 +115,23 @@ impl VolumeGeometry {
     pub fn out_shape(&self, format: VolumeFormat) -> [usize; 5] {
         format.shape(self.batch, self.axes.map(|a| a.out.out), self.out_depth)
     }
+
+    /// Whether each output pixel reads only its own input pixel: every
+    /// axis has a window of 1, stride 1 and no padding (a 1×1(×1)
+    /// convolution is then one matrix product over the pixels).
+    ///
+    /// ```
+    /// use opreg_op_logic::volume::Conv3DParams;
+    ///
+    /// let p = Conv3DParams::new(vec![1; 5], vec![1; 5], "SAME", "NDHWC").unwrap();
+    /// assert!(p.geometry(&[1, 4, 4, 4, 3], &[1, 1, 1, 3, 8]).unwrap().pointwise());
+    /// assert!(!p.geometry(&[1, 4, 4, 4, 3], &[1, 1, 3, 3, 8]).unwrap().pointwise());
+    /// ```
+    pub fn pointwise(&self) -> bool {
+        self.axes.iter().all(|a| {
+            a.window == 1 && a.stride == 1 && a.out.pad_before == 0 && a.out.out == a.input
+        })
+    }
 }
 
 /// A `list(int)` attr that must hold 5 values, or TF's `message`.

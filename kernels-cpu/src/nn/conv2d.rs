@@ -1,6 +1,7 @@
 //! `Conv2D`: validation and output geometry are [`opreg_op_logic::conv`]'s
 //! (TF's `InitConv2DParameters`, `ComputeConv2DDimension` and the
-//! launcher's checks); the arithmetic is in [`super::im2col`].
+//! launcher's checks); the arithmetic is in [`super::im2col`] (and
+//! [`super::direct_conv`] for narrow convolutions).
 
 use std::marker::PhantomData;
 
@@ -11,7 +12,7 @@ use registry_core::kernel::{
 };
 
 use super::RowEpilogue;
-use super::gemm::GemmElement;
+use super::direct_conv::ConvElement;
 use super::im2col::conv_ndhwc;
 use opreg_op_logic::conv::Conv2DParams;
 use opreg_op_logic::window::DataFormat;
@@ -20,7 +21,9 @@ use opreg_op_logic::window::DataFormat;
 /// patches multiplied by the filter with the `gemm` crate (`int32` with a
 /// wrapping integer loop). Grouped convolution (input depth a multiple of
 /// the filter's input depth) runs one product per group; 1×1 stride-1
-/// convolutions multiply the input directly.
+/// convolutions multiply the input directly. With 16 output channels or
+/// fewer, `float`, `half` and `bfloat16` use a direct vectorised kernel
+/// instead (on x86-64 with AVX2 and FMA).
 #[kernel(op = Conv2D, device = CPU, T = [half, bfloat16, float, double, int32])]
 #[derive(Debug)]
 pub struct Conv2DKernel<T> {
@@ -28,7 +31,7 @@ pub struct Conv2DKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: GemmElement> BuildKernel for Conv2DKernel<T> {
+impl<T: ConvElement> BuildKernel for Conv2DKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             params: Conv2DParams::from_attrs(ctx.attrs())?,
@@ -37,7 +40,7 @@ impl<T: GemmElement> BuildKernel for Conv2DKernel<T> {
     }
 }
 
-impl<T: GemmElement> OpKernel for Conv2DKernel<T> {
+impl<T: ConvElement> OpKernel for Conv2DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         conv2d::<T>(&self.params, ctx, None).map(drop)
     }
@@ -46,7 +49,7 @@ impl<T: GemmElement> OpKernel for Conv2DKernel<T> {
 /// `Conv2D` of inputs 0 and 1 into output 0 (also `_FusedConv2D`'s
 /// contraction, with its `epilogue` run on each block of output pixels as
 /// soon as it is computed); returns the output's channel count.
-pub(super) fn conv2d<T: GemmElement>(
+pub(super) fn conv2d<T: ConvElement>(
     params: &Conv2DParams,
     ctx: &mut OpKernelContext<'_>,
     epilogue: Option<RowEpilogue<'_, T>>,

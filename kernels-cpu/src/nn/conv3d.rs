@@ -11,7 +11,7 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::gemm::GemmElement;
+use super::direct_conv::ConvElement;
 use super::im2col::conv_ndhwc;
 
 /// `Conv3D` on the CPU (NDHWC, undilated, ungrouped, as TensorFlow's CPU
@@ -23,7 +23,7 @@ pub struct Conv3DKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: GemmElement> BuildKernel for Conv3DKernel<T> {
+impl<T: ConvElement> BuildKernel for Conv3DKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             params: Conv3DParams::from_attrs(ctx.attrs())?,
@@ -32,7 +32,7 @@ impl<T: GemmElement> BuildKernel for Conv3DKernel<T> {
     }
 }
 
-impl<T: GemmElement> OpKernel for Conv3DKernel<T> {
+impl<T: ConvElement> OpKernel for Conv3DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
         let filter = ctx.input(1)?.clone();

@@ -30,6 +30,7 @@ use super::RowEpilogue;
 use super::bias_add::BiasElement;
 use super::conv2d::conv2d;
 use super::depthwise::depthwise_conv2d;
+use super::direct_conv::ConvElement;
 use super::gemm::{GemmElement, matmul};
 use super::softmax::WideFloat;
 use crate::math::scalar::{ReluOp, Transcendental};
@@ -245,7 +246,7 @@ pub struct FusedConv2DKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: GemmElement + FusedElement> BuildKernel for FusedConv2DKernel<T> {
+impl<T: ConvElement + FusedElement> BuildKernel for FusedConv2DKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let filter_format: String = ctx.attr("filter_format")?;
         if filter_format != "HWIO" {
@@ -261,7 +262,7 @@ impl<T: GemmElement + FusedElement> BuildKernel for FusedConv2DKernel<T> {
     }
 }
 
-impl<T: GemmElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
+impl<T: ConvElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         // The epilogue runs on each block of output pixels as the
         // convolution finishes it, while it is in cache.

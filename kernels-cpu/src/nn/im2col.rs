@@ -1,11 +1,12 @@
 //! The arithmetic of an NHWC or NDHWC convolution: input patches laid out as rows
 //! (im2col) and multiplied by the filter, one product per group, a block of
-//! output pixels at a time.
+//! output pixels at a time; narrow convolutions go to [`super::direct_conv`].
 
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
 use super::RowEpilogue;
+use super::direct_conv::{self, ConvElement};
 use super::gemm::{GemmElement, MatMut, MatRef, Threads, empty_buffer};
 use opreg_op_logic::volume::VolumeGeometry;
 use opreg_op_logic::window::WindowTaps;
@@ -39,10 +40,13 @@ const PARALLEL_MACS: usize = 48 * 48 * 256;
 /// multiple of `patch_depth` and `out_depth` of the group count; the
 /// slices have the geometry's sizes.
 ///
-/// The output pixels are computed in blocks (on rayon's pool when the
-/// convolution is large), each block's patches built, multiplied by the
-/// filter and finished by `epilogue` while in cache.
-pub(crate) fn conv_ndhwc<T: GemmElement>(
+/// A convolution the direct kernel suits ([`direct_conv::suits`]: one
+/// group, 16 output channels or fewer) runs there when the element type
+/// and the machine have it. Otherwise the output pixels are computed in
+/// blocks (on rayon's pool when the convolution is large), each block's
+/// patches built, multiplied by the filter and finished by `epilogue`
+/// while in cache.
+pub(crate) fn conv_ndhwc<T: ConvElement>(
     g: &VolumeGeometry,
     input: &[T],
     filter: &[T],
@@ -63,10 +67,15 @@ pub(crate) fn conv_ndhwc<T: GemmElement>(
     if pixels == 0 || g.out_depth == 0 {
         return Ok(());
     }
-    let pointwise = g
-        .axes
-        .iter()
-        .all(|a| a.window == 1 && a.stride == 1 && a.out.pad_before == 0 && a.out.out == a.input);
+    if direct_conv::suits(g) {
+        let out = out
+            .get_mut(..pixels * g.out_depth)
+            .ok_or_else(|| KernelError::internal("convolution output too small"))?;
+        if let Some(done) = T::convolve_directly(g, input, filter, out, epilogue) {
+            return done;
+        }
+    }
+    let pointwise = g.pointwise();
     let row_macs = k.saturating_mul(g.out_depth).max(1);
     let total_macs = pixels.saturating_mul(row_macs);
     let threads = rayon::current_num_threads();

@@ -323,6 +323,35 @@ fn matches_a_naive_reference_over_attrs_and_types() {
             padding: Pad::Valid,
             ..base
         },
+        // Rows of 19 pixels: the direct kernel's blocks of 8 (or 6), 4, 2
+        // and 1 pixels, with one vector of output channels (8 or fewer)
+        // and two (9 to 16).
+        Case {
+            w: 19,
+            oc: 8,
+            ..base
+        },
+        Case {
+            w: 19,
+            oc: 13,
+            stride: (1, 2),
+            ..base
+        },
+        Case {
+            w: 19,
+            oc: 16,
+            dilation: (2, 3),
+            padding: Pad::Explicit([2, 1, 3, 0]),
+            ..base
+        },
+        Case {
+            w: 19,
+            fh: 1,
+            fw: 1,
+            oc: 1,
+            padding: Pad::Valid,
+            ..base
+        },
         // Filter as large as the input, VALID: one output pixel per image.
         Case {
             fh: 7,
@@ -367,6 +396,19 @@ fn large_convolution_uses_chunks_and_threads() {
         1e-4,
         1e-4,
         98,
+    );
+    // Few output channels (the direct kernel), in parallel row blocks.
+    check_case(
+        Case {
+            c: 16,
+            fc: 16,
+            oc: 8,
+            ..case
+        },
+        DataType::DtFloat,
+        1e-4,
+        1e-4,
+        97,
     );
 }
 
