@@ -93,9 +93,9 @@ impl ConvElement for Complex128 {}
 const MAX_OUT_DEPTH: usize = 16;
 
 /// Whether the direct kernel suits a convolution of this geometry: one
-/// group and few output channels.
+/// group, some input channels, and few output channels.
 pub(crate) fn suits(g: &VolumeGeometry) -> bool {
-    g.patch_depth == g.in_depth && g.out_depth <= MAX_OUT_DEPTH
+    g.patch_depth == g.in_depth && g.in_depth > 0 && g.out_depth <= MAX_OUT_DEPTH
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -206,6 +206,7 @@ mod avx2 {
         let in_len = g.batch * planes.input * rows.input * cols.input * g.in_depth;
         let pixels = g.batch * planes.out.out * rows.out.out * cols.out.out;
         if g.patch_depth != g.in_depth
+            || g.in_depth == 0
             || input.len() != in_len
             || filter.len() != taps * g.in_depth * g.out_depth
             || out.len() != pixels * g.out_depth
