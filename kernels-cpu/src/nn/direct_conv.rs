@@ -351,27 +351,26 @@ mod avx2 {
             let (b, od) = (plane / planes.out.out, plane % planes.out.out);
             let count = (out_rows - oh0).min(total_rows - r);
             let segment = &mut out[r * row_len..(r + count) * row_len];
-            let padded_runs;
-            // Where output row `oh`'s first window starts, in `data`.
-            let (data, row_start): (&[T], Box<dyn Fn(usize) -> usize>) = if plan.padding() {
-                let (rows_read, first_row) =
-                    padded_rows(plan, input, b, od, oh0..oh0 + count, &mut local)?;
-                let padded_cols = plan.padded[2];
-                padded_runs = plan.run_offsets(rows_read, padded_cols);
-                let start = move |oh: usize| {
-                    (oh * step(rows.stride) - first_row) * padded_cols * g.in_depth
-                };
-                (&local[..], Box::new(start))
+            // Where the segment's rows are read: the source, its first
+            // output row's window start (as a source row) and its row pitch.
+            let segment_runs;
+            let (data, runs, first_source_row, pitch) = if plan.padding() {
+                let rows_read = padded_rows(plan, input, b, od, oh0..oh0 + count, &mut local)?;
+                segment_runs = plan.run_offsets(rows_read, plan.padded[2]);
+                (
+                    &local[..],
+                    &segment_runs[..],
+                    0,
+                    plan.padded[2] * g.in_depth,
+                )
             } else {
-                padded_runs = unpadded_runs.clone();
                 let image_plane = b * planes.input + od * step(planes.stride);
-                let start = move |oh: usize| {
-                    ((image_plane * rows.input) + oh * step(rows.stride)) * cols.input * g.in_depth
-                };
-                (input, Box::new(start))
+                let first_source_row = image_plane * rows.input + oh0 * step(rows.stride);
+                let pitch = cols.input * g.in_depth;
+                (input, &unpadded_runs[..], first_source_row, pitch)
             };
             for (i, out_row) in segment.chunks_exact_mut(row_len).enumerate() {
-                let row_at = row_start(oh0 + i);
+                let row_at = (first_source_row + i * step(rows.stride)) * pitch;
                 let mut ow = 0;
                 while ow < out_cols {
                     let source = Source {
@@ -379,7 +378,7 @@ mod avx2 {
                         at: row_at + ow * col_step,
                         step: col_step,
                         run_len,
-                        runs: &padded_runs,
+                        runs,
                     };
                     let o = &mut out_row[ow * depth..];
                     ow += pixel_block(simd, plan, &source, out_cols - ow, o);
@@ -394,7 +393,8 @@ mod avx2 {
     /// image `b`'s output plane `od` read: the window's planes, each with
     /// the rows from the first row's window to the last one's, each row
     /// padded to the padded width (zeros outside the input). Returns the
-    /// rows per plane and the (padded) row the copy starts at.
+    /// rows per plane (the first output row's window starts at the copy's
+    /// first row).
     fn padded_rows<T: WideFloat>(
         plan: &Plan<'_>,
         input: &[T],
@@ -402,7 +402,7 @@ mod avx2 {
         od: usize,
         oh: std::ops::Range<usize>,
         local: &mut Vec<T>,
-    ) -> Result<(usize, usize), KernelError> {
+    ) -> Result<usize, KernelError> {
         let g = plan.g;
         let [planes, rows, cols] = g.axes;
         let depth = g.in_depth;
@@ -437,7 +437,7 @@ mod avx2 {
                 zeros(local, (padded_cols - pad_cols - cols.input) * depth);
             }
         }
-        Ok((row_count, first_row))
+        Ok(row_count)
     }
 
     /// Where a block of pixels reads: `data`, the first pixel's window
