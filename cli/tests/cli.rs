@@ -672,7 +672,7 @@ fn optimize_writes_a_graph_that_runs_to_the_same_outputs() {
         "{text}"
     );
     assert!(
-        text.contains("fusion: 49 contractions fused with their bias (and activation)"),
+        text.contains("fusion: 53 contractions fused with their bias (and activation)"),
         "{text}"
     );
     assert!(text.starts_with("nodes: 1052 -> "), "{text}");

@@ -8,14 +8,23 @@
 //! convolution is): the convolution reads the unpadded image, and the
 //! padded copy is never made. The convolution computes the same sums (a
 //! tap in the padding adds nothing either way). A fed or fetched `Pad`
-//! stays. A `_FusedDepthwiseConv2dNative` has no explicit padding, so a
-//! depthwise convolution that takes a `Pad` is then not fused.
+//! stays.
+//!
+//! When the image and filter sizes are known and the amounts are what
+//! `SAME` (or `VALID`) padding computes for them, the convolution gets that
+//! padding instead of `EXPLICIT`: Keras pads a stride-2 convolution's even
+//! image by one row and column after it, which is `SAME`. That keeps the
+//! convolution fusable: a `_FusedDepthwiseConv2dNative` has no explicit
+//! padding, so a depthwise convolution left with `EXPLICIT` is not fused.
 
 use opreg_proto::attr_value::ListValue;
 use opreg_proto::{AttrValue, NodeDef};
 use registry_core::attr::NodeAttrs;
 use registry_core::kernel::KernelRegistry;
 use registry_core::registry::OpRegistry;
+use registry_core::shape::Shape;
+
+use opreg_op_logic::window::{Padding, windowed_output};
 
 use super::edit::{self, Preserve};
 use super::fusion::runs_on_cpu;
@@ -36,6 +45,7 @@ pub(super) fn fold(
     let readers = edit::sole_readers(graph, preserve);
     let mut defs: Vec<Option<NodeDef>> = nodes.iter().map(|n| Some(n.def.clone())).collect();
     let mut count = 0;
+    let mut shapes = None;
     for (p, pad) in nodes.iter().enumerate() {
         if !matches!(pad.def.op.as_str(), "Pad" | "PadV2") {
             continue;
@@ -55,7 +65,16 @@ pub(super) fn fold(
         {
             continue;
         }
-        let Some(def) = padded_convolution(graph, conv, pad, amounts) else {
+        let shapes = shapes.get_or_insert_with(|| graph.infer_shapes(&[]).ok());
+        let shape_of = |at: Option<&crate::Endpoint>| {
+            let e = at?;
+            shapes.as_ref()?.get(e.node)?.get(e.port)
+        };
+        let sizes = WindowSizes {
+            image: shape_of(pad.inputs.first()),
+            filter: shape_of(conv.inputs.get(1)),
+        };
+        let Some(def) = padded_convolution(graph, conv, pad, amounts, sizes) else {
             continue;
         };
         defs[p] = None;
@@ -89,14 +108,23 @@ fn image_padding(graph: &Graph, pad: &GraphNode) -> Option<[i64; 4]> {
         .then_some([h0, h1, w0, w1])
 }
 
+/// The inferred shapes of a convolution's (unpadded) image and its filter,
+/// where known.
+struct WindowSizes<'a> {
+    image: Option<&'a Shape>,
+    filter: Option<&'a Shape>,
+}
+
 /// Convolution `conv` reading `pad`'s input, with `pad`'s row and column
 /// `amounts` added to its own padding; `None` unless it is NHWC with
-/// `VALID` or `EXPLICIT` padding.
+/// `VALID` or `EXPLICIT` padding. The padding is `SAME` or `VALID` where
+/// that is the same (see [`named_padding`]).
 fn padded_convolution(
     graph: &Graph,
     conv: &GraphNode,
     pad: &GraphNode,
     [top, bottom, left, right]: [i64; 4],
+    sizes: WindowSizes,
 ) -> Option<NodeDef> {
     let attrs = NodeAttrs::new(&conv.def, &conv.op_def);
     if attrs.get::<&str>("data_format").is_ok_and(|f| f != "NHWC") {
@@ -113,14 +141,21 @@ fn padded_convolution(
     for (at, amount) in [(2, top), (3, bottom), (4, left), (5, right)] {
         explicit[at] = explicit[at].checked_add(amount)?;
     }
+    let named = named_padding(&attrs, &explicit, sizes);
     let mut def = conv.def.clone();
     def.input[0] = edit::tensor_name(graph, *pad.inputs.first()?);
-    def.attr
-        .insert("padding".into(), AttrValue::from("EXPLICIT"));
+    def.attr.insert(
+        "padding".into(),
+        AttrValue::from(named.unwrap_or("EXPLICIT")),
+    );
     def.attr.insert(
         "explicit_paddings".into(),
         AttrValue::from(ListValue {
-            i: explicit,
+            i: if named.is_some() {
+                Vec::new()
+            } else {
+                explicit
+            },
             ..Default::default()
         }),
     );
@@ -130,4 +165,40 @@ fn padded_convolution(
         }
     }
     Some(def)
+}
+
+/// `"VALID"` when NHWC `explicit` padding pads nothing, `"SAME"` when it
+/// pads each image dimension by what `SAME` computes for the convolution's
+/// (known) image and filter sizes, strides and dilations; else `None`.
+fn named_padding(attrs: &NodeAttrs, explicit: &[i64], sizes: WindowSizes) -> Option<&'static str> {
+    if explicit.iter().all(|&p| p == 0) {
+        return Some("VALID");
+    }
+    let image = sizes.image?.dims()?;
+    let filter = sizes.filter?.dims()?;
+    let strides = attrs.get::<Vec<i64>>("strides").ok()?;
+    let dilations = attrs
+        .get::<Vec<i64>>("dilations")
+        .unwrap_or_else(|_| vec![1; 4]);
+    if image.len() != 4 || filter.len() != 4 || strides.len() != 4 || dilations.len() != 4 {
+        return None;
+    }
+    // Image dimensions 1 and 2 (H, W); the filter's 0 and 1.
+    for d in 0..2 {
+        let input = usize::try_from(image[d + 1].value()?).ok()?;
+        let size = usize::try_from(filter[d].value()?).ok()?;
+        let same = windowed_output(
+            input,
+            size,
+            dilations[d + 1],
+            strides[d + 1],
+            Padding::Same,
+            (0, 0),
+        )
+        .ok()?;
+        if (same.pad_before, same.pad_after) != (explicit[2 * d + 2], explicit[2 * d + 3]) {
+            return None;
+        }
+    }
+    Some("SAME")
 }
