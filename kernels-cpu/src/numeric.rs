@@ -222,6 +222,12 @@ impl Number for Complex128 {
 /// `fmod`, `floor`...) and `bfloat16`'s comparisons work on the bits, so
 /// kernels flush those values themselves with [`flushed`](Self::flushed).
 pub trait Denormal: Copy {
+    /// True when the processor's switches act on this type's own arithmetic
+    /// (`float` and `double`): a sum, product or quotient is already
+    /// flushed, and so is whatever a comparison then selects from such
+    /// values and constants.
+    const ARITHMETIC_FLUSHES: bool = false;
+
     /// A denormal becomes a zero of its sign; other values are unchanged.
     /// `half` is unchanged (TF computes `half` in `float`, where its
     /// denormals are normal numbers), and so are integers and `bool`.
@@ -232,6 +238,8 @@ pub trait Denormal: Copy {
 }
 
 impl Denormal for f32 {
+    const ARITHMETIC_FLUSHES: bool = true;
+
     #[inline(always)]
     fn flushed(self) -> Self {
         // A compare and a select (zeros map to themselves, NaN compares
@@ -246,6 +254,8 @@ impl Denormal for f32 {
 }
 
 impl Denormal for f64 {
+    const ARITHMETIC_FLUSHES: bool = true;
+
     #[inline(always)]
     fn flushed(self) -> Self {
         // A compare and a select (zeros map to themselves, NaN compares

@@ -1,5 +1,5 @@
 //! The nn kernels through the public API (`create_op_kernel` +
-//! `KernelInstance::compute`): Conv2D, MaxPool, BiasAdd, Relu, Softmax and
+//! `KernelInstance::compute`): Conv2D, DepthwiseConv2dNative, MaxPool, BiasAdd, Relu, Softmax and
 //! FusedBatchNormV3, with hand-computed cases, naive references, TF's
 //! reference graphs and the CPU type coverage. One module per op.
 #![cfg(feature = "nn")]
@@ -14,6 +14,8 @@ mod bias_add;
 mod conv2d;
 #[path = "nn_kernels/coverage.rs"]
 mod coverage;
+#[path = "nn_kernels/depthwise.rs"]
+mod depthwise;
 #[path = "nn_kernels/graphs.rs"]
 mod graphs;
 #[path = "nn_kernels/max_pool.rs"]

@@ -411,11 +411,11 @@ fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
     let feeds: Vec<&str> = m.feed_pairs().iter().map(|(n, _)| *n).collect();
     let (optimized, report) = optimize(&g, &feeds, &m.fetch_names());
     // Each of the 52 convolutions carries a batch norm; the 4 zero Pads
-    // (Keras' ZeroPadding2D) become the padding of the convolution after
-    // them; each convolution then fuses with its bias (and Relu6), but
-    // for the 4 depthwise ones padded explicitly (TensorFlow's fused
-    // depthwise op has no explicit padding), and the classifier's MatMul
-    // with its bias.
+    // (Keras' ZeroPadding2D) become the padding of the depthwise
+    // convolution after them (SAME padding: each pads an even image by one
+    // row and column after it for a stride of 2); each convolution then
+    // fuses with its bias (and Relu6), and the classifier's MatMul with
+    // its bias.
     assert_eq!(
         (
             report.folded_scales,
@@ -423,7 +423,7 @@ fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
             report.folded_pads,
             report.fused
         ),
-        (52, 52, 4, 49),
+        (52, 52, 4, 53),
         "{report:?}"
     );
     let left: Vec<&str> = optimized
@@ -589,6 +589,63 @@ fn a_fetched_or_shared_link_ends_the_chain() {
 }
 
 #[test]
+fn fused_epilogues_flush_denormal_biases_as_the_unfused_ops_do() {
+    // A zero image: each convolution sum is 0, so the output is the
+    // activation of the bias, whose denormals TF's kernels (and a session,
+    // by default) flush to zero; 5.0 stays.
+    let bias = [1e-40f32, -1e-40, 2e-39, 5.0];
+    for activation in [
+        None,
+        Some("Relu"),
+        Some("Relu6"),
+        Some("LeakyRelu"),
+        Some("Elu"),
+    ] {
+        let mut attrs = vec![("T", DataType::DtFloat.into())];
+        if activation == Some("LeakyRelu") {
+            attrs.push(("alpha", AttrValue::from(0.5f32)));
+        }
+        let mut nodes = vec![
+            placeholder("x", DataType::DtFloat),
+            constant("w", &Tensor::from_vec([1, 1, 2, 4], values(8, 5)).unwrap()),
+            constant("b", &Tensor::from_vec([4], bias.to_vec()).unwrap()),
+            node(
+                "contraction",
+                "Conv2D",
+                &["x", "w"],
+                &[
+                    ("T", DataType::DtFloat.into()),
+                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+                    ("padding", "VALID".into()),
+                ],
+            ),
+            float_op("bias", "BiasAdd", &["contraction", "b"]),
+        ];
+        if let Some(act) = activation {
+            nodes.push(node("act", act, &["bias"], &attrs));
+        }
+        let g = graph(nodes);
+        let last = if activation.is_some() { "act" } else { "bias" };
+        let (_, report) = optimize(&g, &["x"], &[last]);
+        assert_eq!(report.fused, 1, "{activation:?}");
+        let x = Tensor::from_vec([1, 2, 2, 2], vec![0.0f32; 8]).unwrap();
+        let (ours, plain) = run_both(&g, &[("x", x)], &[last]);
+        let bits = |t: &Tensor| -> Vec<u32> {
+            t.as_slice::<f32>()
+                .unwrap()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect()
+        };
+        assert_eq!(bits(&ours[0]), bits(&plain[0]), "{activation:?}");
+        for pixel in ours[0].as_slice::<f32>().unwrap().chunks(4) {
+            assert_eq!(pixel[..3], [0.0; 3], "{activation:?}: {pixel:?}");
+            assert!(pixel[3] > 0.9, "{activation:?}: {pixel:?}");
+        }
+    }
+}
+
+#[test]
 fn fused_kernels_refuse_what_they_cannot_compute() {
     let conv = |fused_ops: &[&str], num_args: i64, bias_len: usize| {
         let fused_ops = registry_core::proto::attr_value::ListValue {
@@ -700,6 +757,77 @@ fn zero_pads_fold_into_the_convolution_after_them() {
             assert_close(&ours[0], &plain[0], 1e-6);
         }
     }
+}
+
+/// `x` (an image of `size`×`size`, 2 channels, batch unknown) padded by one
+/// row and column after it (Keras' padding of a stride-2 convolution),
+/// then a stride-2 3×3 depthwise convolution, its bias and a Relu6 (`act`).
+fn keras_strided_depthwise(size: i64) -> Graph {
+    let shape = registry_core::shape::Shape::from([-1, size, size, 2]).to_proto();
+    let pad_attrs = [
+        ("T", DataType::DtFloat.into()),
+        ("Tpaddings", DataType::DtInt32.into()),
+    ];
+    graph(vec![
+        node(
+            "x",
+            "Placeholder",
+            &[],
+            &[("dtype", DataType::DtFloat.into()), ("shape", shape.into())],
+        ),
+        constant(
+            "paddings",
+            &Tensor::from_vec([4, 2], vec![0, 0, 0, 1, 0, 1, 0, 0]).unwrap(),
+        ),
+        constant(
+            "w",
+            &Tensor::from_vec([3, 3, 2, 1], values(18, 43)).unwrap(),
+        ),
+        constant("b", &Tensor::from_vec([2], vec![0.5f32, -0.25]).unwrap()),
+        node("pad", "Pad", &["x", "paddings"], &pad_attrs),
+        node(
+            "conv",
+            "DepthwiseConv2dNative",
+            &["pad", "w"],
+            &[
+                ("T", DataType::DtFloat.into()),
+                ("strides", AttrValue::from(vec![1i64, 2, 2, 1])),
+                ("padding", "VALID".into()),
+            ],
+        ),
+        float_op("bias", "BiasAdd", &["conv", "b"]),
+        float_op("act", "Relu6", &["bias"]),
+    ])
+}
+
+#[test]
+fn a_folded_pad_that_is_same_padding_becomes_same_and_fuses() {
+    // 6 rows, stride 2, 3 taps: SAME pads 0 before and 1 after, as the Pad
+    // does, so the depthwise convolution is SAME and fuses.
+    let g = keras_strided_depthwise(6);
+    let (optimized, report) = optimize(&g, &["x"], &["act"]);
+    assert_eq!((report.folded_pads, report.fused), (1, 1), "{report:?}");
+    let act = optimized.node("act").unwrap();
+    assert_eq!(act.op(), "_FusedDepthwiseConv2dNative");
+    let attrs = registry_core::attr::NodeAttrs::new(&act.def, &act.op_def);
+    assert_eq!(attrs.get::<&str>("padding").unwrap(), "SAME");
+    assert_eq!(act.def.input[0], "x");
+    let x = Tensor::from_vec([2, 6, 6, 2], values(144, 44)).unwrap();
+    let (ours, plain) = run_both(&g, &[("x", x)], &["act"]);
+    assert_eq!(ours[0].dims(), [2, 3, 3, 2]);
+    assert_close(&ours[0], &plain[0], 1e-6);
+
+    // 5 rows: SAME would pad 1 before and 1 after, so the padding stays
+    // explicit (and the depthwise convolution unfused).
+    let g = keras_strided_depthwise(5);
+    let (optimized, report) = optimize(&g, &["x"], &["act"]);
+    assert_eq!((report.folded_pads, report.fused), (1, 0), "{report:?}");
+    let conv = optimized.node("conv").unwrap();
+    let attrs = registry_core::attr::NodeAttrs::new(&conv.def, &conv.op_def);
+    assert_eq!(attrs.get::<&str>("padding").unwrap(), "EXPLICIT");
+    let x = Tensor::from_vec([2, 5, 5, 2], values(100, 45)).unwrap();
+    let (ours, plain) = run_both(&g, &[("x", x)], &["act"]);
+    assert_close(&ours[0], &plain[0], 1e-6);
 }
 
 #[test]

@@ -2,14 +2,18 @@
 //! `multiplier` filters (output channel `c * multiplier + q` from input
 //! channel `c` and `filter[.., .., c, q]`). A direct kernel over the NHWC
 //! input: each axis's window taps inside the input are found once per
-//! call ([`opreg_op_logic::window::Axis::taps`]); with multiplier 1, blocks
-//! of 16 channels of 8 (or 4) adjacent output pixels that read the same taps are
-//! summed together in vector registers (each filter load serving the 4),
-//! and the row function is compiled for each SIMD level (AVX-512, AVX2,
-//! SSE) and picked at run time. Every output element is the same sum, in
-//! the same tap order, on every level. Output rows run in parallel, and a
-//! fused op's epilogue runs on each row while it is in cache. `half` and
-//! `bfloat16` accumulate in `f32` and round once.
+//! call ([`opreg_op_logic::window::Axis::taps`]). With multiplier 1 and
+//! `float`, the pixels whose window lies inside the input's columns (all
+//! but a row's edges) take the explicitly vectorised kernel of
+//! [`super::depthwise_interior`] (AVX-512 or AVX2, fused multiply-adds).
+//! The other pixels, types and multipliers take the portable kernel:
+//! blocks of 16 channels of 8 (or 4) adjacent output pixels that read the
+//! same taps are summed together in vector registers (each filter load
+//! serving them all), a multiply then an add per tap in order, the row
+//! function compiled for each SIMD level (AVX-512, AVX2, SSE) and picked at
+//! run time. Output rows run in parallel, and a fused op's epilogue runs on
+//! each row while it is in cache. `half` and `bfloat16` accumulate in `f32`
+//! and round once.
 
 use std::marker::PhantomData;
 
@@ -22,9 +26,33 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
+use registry_core::tensor::{bf16, f16};
 
 use super::RowEpilogue;
+use super::depthwise_interior::InteriorRow;
 use super::softmax::WideFloat;
+
+/// An element type of the depthwise kernel.
+pub(super) trait DepthwiseElement: WideFloat {
+    /// Computes `row`'s interior pixels (multiplier 1) with explicit
+    /// vectors and returns `true`, or returns `false` when the type has no
+    /// such kernel (the portable row kernel computes them).
+    fn interior(arch: pulp::Arch, row: InteriorRow<'_, Self>) -> bool {
+        let _ = (arch, row);
+        false
+    }
+}
+
+impl DepthwiseElement for f32 {
+    fn interior(arch: pulp::Arch, row: InteriorRow<'_, Self>) -> bool {
+        row.compute(arch);
+        true
+    }
+}
+
+impl DepthwiseElement for f64 {}
+impl DepthwiseElement for f16 {}
+impl DepthwiseElement for bf16 {}
 
 /// Output elements below which the convolution stays on one thread
 /// (called from outside rayon's pool; see [`crate::split`]).
@@ -38,7 +66,7 @@ pub struct DepthwiseConv2dNativeKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: WideFloat> BuildKernel for DepthwiseConv2dNativeKernel<T> {
+impl<T: DepthwiseElement> BuildKernel for DepthwiseConv2dNativeKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
             params: Conv2DParams::from_attrs(ctx.attrs())?,
@@ -47,7 +75,7 @@ impl<T: WideFloat> BuildKernel for DepthwiseConv2dNativeKernel<T> {
     }
 }
 
-impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
+impl<T: DepthwiseElement> OpKernel for DepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         depthwise_conv2d::<T>(&self.params, ctx, None).map(drop)
     }
@@ -57,7 +85,7 @@ impl<T: WideFloat> OpKernel for DepthwiseConv2dNativeKernel<T> {
 /// `_FusedDepthwiseConv2dNative`'s contraction, with its `epilogue` run on
 /// each output row as soon as it is computed); returns the output's
 /// channel count.
-pub(super) fn depthwise_conv2d<T: WideFloat>(
+pub(super) fn depthwise_conv2d<T: DepthwiseElement>(
     params: &Conv2DParams,
     ctx: &mut OpKernelContext<'_>,
     epilogue: Option<RowEpilogue<'_, T>>,
@@ -101,12 +129,17 @@ struct DepthwisePlan<'a> {
     multiplier: usize,
     rows: Vec<WindowTaps>,
     cols: Vec<WindowTaps>,
+    /// The output columns whose windows lie inside the input's columns
+    /// (every column tap reads the input), empty when none does.
+    interior: std::ops::Range<usize>,
+    /// The SIMD level the interior kernel runs at.
+    arch: pulp::Arch,
 }
 
 /// The convolution of NHWC `input` by `[rows, cols, depth, multiplier]`
 /// `filter` into NHWC `out` (every element written), `epilogue` run on
 /// each output row once it is written.
-fn depthwise_nhwc<T: WideFloat>(
+fn depthwise_nhwc<T: DepthwiseElement>(
     g: &ConvGeometry,
     multiplier: usize,
     input: &[T],
@@ -128,11 +161,14 @@ fn depthwise_nhwc<T: WideFloat>(
         return Ok(());
     }
     let [_, rows, cols] = g.volume().axes;
+    let cols = cols.taps();
     let plan = DepthwisePlan {
         g,
         multiplier,
         rows: rows.taps(),
-        cols: cols.taps(),
+        interior: interior_columns(&cols, g.filter_cols),
+        cols,
+        arch: pulp::Arch::new(),
     };
     let threads = rayon::current_num_threads();
     if expected < crate::split::min_parallel_work(PARALLEL_ELEMENTS) || threads < 2 {
@@ -150,6 +186,21 @@ fn depthwise_nhwc<T: WideFloat>(
     Ok(())
 }
 
+/// The output columns whose windows read the input at every column tap: a
+/// contiguous range (a window slides across the input), empty when none.
+fn interior_columns(cols: &[WindowTaps], filter_cols: usize) -> std::ops::Range<usize> {
+    let full = |t: &WindowTaps| t.first == 0 && t.end == filter_cols;
+    let (Some(start), Some(last)) = (cols.iter().position(full), cols.iter().rposition(full))
+    else {
+        return 0..0;
+    };
+    if cols[start..=last].iter().all(full) {
+        start..last + 1
+    } else {
+        0..0
+    }
+}
+
 /// Output pixels of one row computed together when they read the same
 /// taps (independent sums in flight, each filter load shared): 8 when
 /// there are that many, else 4.
@@ -158,11 +209,12 @@ const WIDE_PIXEL_BLOCK: usize = 8;
 const PIXEL_BLOCK: usize = 4;
 
 /// Output rows `first_row..` (`out` holds whole rows), each finished by
-/// `epilogue`. Compiled for each SIMD level the machine may have and
-/// picked at run time; the arithmetic (a multiply, then an add, per tap in
-/// order) is the same on every level.
+/// `epilogue`: the interior pixels by [`DepthwiseElement::interior`] where
+/// the type has it, the rest by the portable kernel, compiled for each
+/// SIMD level the machine may have and picked at run time (the same
+/// arithmetic, a multiply then an add per tap in order, on every level).
 #[multiversion(targets = "simd")]
-fn depthwise_rows<T: WideFloat>(
+fn depthwise_rows<T: DepthwiseElement>(
     plan: &DepthwisePlan<'_>,
     first_row: usize,
     input: &[T],
@@ -206,29 +258,78 @@ fn depthwise_rows<T: WideFloat>(
                 multiplied_pixel(input, filter, &taps(ow), plan.multiplier, o);
             }
         } else {
-            let mut ow = 0;
-            while ow < g.cols.out {
-                let t = taps(ow);
-                let same = plan.cols[ow..]
-                    .iter()
-                    .take(WIDE_PIXEL_BLOCK)
-                    .take_while(|c| (c.first, c.end) == (t.cols.first, t.cols.end))
-                    .count();
-                let o = &mut out_row[ow * out_depth..];
-                if same == WIDE_PIXEL_BLOCK {
-                    channels::<T, WIDE_PIXEL_BLOCK>(input, filter, &t, o);
-                    ow += WIDE_PIXEL_BLOCK;
-                } else if same >= PIXEL_BLOCK {
-                    channels::<T, PIXEL_BLOCK>(input, filter, &t, o);
-                    ow += PIXEL_BLOCK;
-                } else {
-                    channels::<T, 1>(input, filter, &t, o);
-                    ow += 1;
-                }
+            let interior = &plan.interior;
+            let rows_read: smallvec::SmallVec<[(usize, usize); 8]> = (row.rows.first..row.rows.end)
+                .map(|kh| {
+                    let ih = row.rows.at + (kh - row.rows.first) * row.dilation_rows;
+                    let iw = plan.cols.get(interior.start).map_or(0, |t| t.at);
+                    (kh, ((row.row_base + ih) * g.in_cols + iw) * g.in_depth)
+                })
+                .collect();
+            let fast = !interior.is_empty()
+                && T::interior(
+                    plan.arch,
+                    InteriorRow {
+                        input,
+                        filter,
+                        rows: &rows_read,
+                        filter_cols: g.filter_cols,
+                        tap_step: row.dilation_cols * g.in_depth,
+                        pixel_step: row.pixel_step,
+                        channels: out_depth,
+                        out: &mut out_row[interior.start * out_depth..interior.end * out_depth],
+                    },
+                );
+            if fast {
+                portable_pixels(plan, input, filter, &taps, 0..interior.start, out_row);
+                portable_pixels(
+                    plan,
+                    input,
+                    filter,
+                    &taps,
+                    interior.end..g.cols.out,
+                    out_row,
+                );
+            } else {
+                portable_pixels(plan, input, filter, &taps, 0..g.cols.out, out_row);
             }
         }
         if let Some(epilogue) = epilogue {
             epilogue(out_row);
+        }
+    }
+}
+
+/// Output pixels `range` of a row (multiplier 1) with the portable kernel:
+/// blocks of adjacent pixels that read the same taps.
+#[inline(always)]
+fn portable_pixels<T: WideFloat>(
+    plan: &DepthwisePlan<'_>,
+    input: &[T],
+    filter: &[T],
+    taps: &impl Fn(usize) -> PixelTaps,
+    range: std::ops::Range<usize>,
+    out_row: &mut [T],
+) {
+    let out_depth = plan.g.out_depth;
+    let mut ow = range.start;
+    while ow < range.end {
+        let t = taps(ow);
+        let same = plan.cols[ow..range.end]
+            .iter()
+            .take(WIDE_PIXEL_BLOCK)
+            .take_while(|c| (c.first, c.end) == (t.cols.first, t.cols.end))
+            .count();
+        let o = &mut out_row[ow * out_depth..];
+        if same == WIDE_PIXEL_BLOCK {
+            channels::<T, WIDE_PIXEL_BLOCK>(input, filter, &t, o);
+            ow += WIDE_PIXEL_BLOCK;
+        } else if same >= PIXEL_BLOCK {
+            channels::<T, PIXEL_BLOCK>(input, filter, &t, o);
+            ow += PIXEL_BLOCK;
+        } else {
+            channels::<T, 1>(input, filter, &t, o);
+            ow += 1;
         }
     }
 }

@@ -29,10 +29,10 @@ use registry_core::tensor::Tensor;
 use super::RowEpilogue;
 use super::bias_add::BiasElement;
 use super::conv2d::conv2d;
-use super::depthwise::depthwise_conv2d;
+use super::depthwise::{DepthwiseElement, depthwise_conv2d};
 use super::direct_conv::ConvElement;
 use super::gemm::{GemmElement, matmul};
-use super::softmax::WideFloat;
+
 use crate::math::scalar::{ReluOp, Transcendental};
 use crate::math::special::{Relu6Op, SpecialFloat};
 use crate::numeric::{Denormal, flushing_denormals};
@@ -53,6 +53,15 @@ enum Activation {
 }
 
 impl Activation {
+    /// Whether it is computed by arithmetic and comparisons alone (no
+    /// library function), whose results the processor flushes.
+    fn is_arithmetic(self) -> bool {
+        matches!(
+            self,
+            Activation::None | Activation::Relu | Activation::Relu6 | Activation::LeakyRelu(_)
+        )
+    }
+
     /// The op whose arithmetic it is (for its denormal rule).
     fn op(self) -> &'static str {
         match self {
@@ -152,8 +161,11 @@ impl Epilogue {
     /// whole rows of `bias.len()` channels, element for element as
     /// `BiasAdd` and the activation's kernel compute it.
     fn rows<'a, T: FusedElement>(&self, bias: &'a [T]) -> Rows<'a, T> {
-        let flush =
-            flushing_denormals() && !opreg_op_logic::unary::keeps_denormals(self.activation.op());
+        // A `float` or `double` sum, then a comparison's selection or a
+        // product, is flushed by the processor already.
+        let flush = flushing_denormals()
+            && !opreg_op_logic::unary::keeps_denormals(self.activation.op())
+            && !(T::ARITHMETIC_FLUSHES && self.activation.is_arithmetic());
         macro_rules! with {
             ($f:expr) => {
                 if flush {
@@ -287,7 +299,7 @@ pub struct FusedDepthwiseConv2dNativeKernel<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: WideFloat + FusedElement> BuildKernel for FusedDepthwiseConv2dNativeKernel<T> {
+impl<T: DepthwiseElement + FusedElement> BuildKernel for FusedDepthwiseConv2dNativeKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         // The fused op has no `explicit_paddings` (nor `EXPLICIT` padding):
         // the parameters are read as `DepthwiseConv2dNative`'s without it.
@@ -303,7 +315,7 @@ impl<T: WideFloat + FusedElement> BuildKernel for FusedDepthwiseConv2dNativeKern
     }
 }
 
-impl<T: WideFloat + FusedElement> OpKernel for FusedDepthwiseConv2dNativeKernel<T> {
+impl<T: DepthwiseElement + FusedElement> OpKernel for FusedDepthwiseConv2dNativeKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         // The epilogue runs on each output row as the convolution writes
         // it, while it is in cache.

@@ -109,31 +109,33 @@ fn explicit_padding_and_dilation_by_hand() {
 
 /// The convolution being checked: NHWC input, HWIO filter.
 #[derive(Clone, Copy, Debug)]
-struct Case {
-    n: usize,
-    h: usize,
-    w: usize,
-    c: usize,
-    fh: usize,
-    fw: usize,
-    fc: usize,
-    oc: usize,
-    stride: (i64, i64),
-    dilation: (i64, i64),
+pub(super) struct Case {
+    pub n: usize,
+    pub h: usize,
+    pub w: usize,
+    pub c: usize,
+    pub fh: usize,
+    pub fw: usize,
+    pub fc: usize,
+    pub oc: usize,
+    pub stride: (i64, i64),
+    pub dilation: (i64, i64),
     /// (top, bottom, left, right) or SAME/VALID.
-    padding: Pad,
+    pub padding: Pad,
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Pad {
+pub(super) enum Pad {
     Same,
     Valid,
     Explicit([i64; 4]),
 }
 
 /// A direct f64 convolution with TF's padding rules (independent of the
-/// kernel's im2col).
-fn reference(case: &Case, x: &[f64], f: &[f64]) -> (Vec<usize>, Vec<f64>) {
+/// kernel's im2col). A depthwise convolution is the grouped one with one
+/// input channel per group (its `[rows, cols, channels, multiplier]`
+/// filter has the same layout as that HWIO filter).
+pub(super) fn reference(case: &Case, x: &[f64], f: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let eff = |k: usize, d: i64| (k as i64 - 1) * d + 1;
     let dim = |input: usize, k: usize, d: i64, s: i64, before: i64, after: i64, same: bool| {
         if same {
