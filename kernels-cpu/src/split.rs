@@ -15,10 +15,16 @@ const ON_POOL_DIVISOR: usize = 4;
 /// the caller's unit: elements, multiply-adds).
 pub(crate) fn min_parallel_work(from_outside: usize) -> usize {
     if rayon::current_thread_index().is_some() {
-        from_outside / ON_POOL_DIVISOR
+        least_parallel_work(from_outside)
     } else {
         from_outside
     }
+}
+
+/// The least work [`min_parallel_work`] returns for `from_outside` (on a
+/// thread of the pool).
+pub(crate) const fn least_parallel_work(from_outside: usize) -> usize {
+    from_outside / ON_POOL_DIVISOR
 }
 
 #[cfg(test)]

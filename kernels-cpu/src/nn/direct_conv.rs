@@ -4,8 +4,9 @@
 //! register, and copying each pixel's patch costs more than its product.
 //!
 //! - The filter is laid out once per call in blocks of 8 output channels
-//!   (one AVX2 vector of `f32`) when there are 8 or fewer, else 16 (two),
-//!   the last block padded with zeros.
+//!   (one AVX2 vector of `f32`) when there are 8 or fewer, else 16 (one
+//!   AVX-512 vector, or two AVX2 ones on machines without AVX-512), the
+//!   last block padded with zeros.
 //! - An image plane's output rows are computed from a copy of the input
 //!   rows they read with the padding written as zeros, so that every pixel
 //!   reads its whole window (no copy without padding).
@@ -14,7 +15,7 @@
 //!   a 3×3 window is 3 runs, not 9 taps.
 //! - Adjacent output pixels of a row are summed together, 8 of them with
 //!   one vector of channels, 6 with two (so that the accumulators and the
-//!   filter's vectors fill AVX2's 16 registers), then 4, 2 and 1 at the end
+//!   filter's vectors fit AVX2's 16 registers), then 4, 2 and 1 at the end
 //!   of a row. For each input element of a run, one load of the filter's
 //!   vectors serves all the pixels, each a broadcast input element and a
 //!   fused multiply-add into accumulators that stay in registers.
@@ -23,8 +24,8 @@
 //!   op's bias and activation) runs on each task's pixels while they are in
 //!   cache.
 //!
-//! The vectors are AVX2's, through [`pulp`] (safe SIMD, its availability
-//! checked at run time); machines without AVX2 and FMA, other
+//! The vectors are AVX2's or AVX-512's, through [`pulp`] (safe SIMD, its
+//! availability checked at run time); machines without AVX2 and FMA, other
 //! architectures, grouped convolutions and the other element types use
 //! im2col. `half` and `bfloat16` accumulate in `f32` and round once.
 
@@ -66,7 +67,7 @@ macro_rules! direct {
             ) -> Option<Result<(), KernelError>> {
                 #[cfg(target_arch = "x86_64")]
                 {
-                    avx2::conv(g, input, filter, out, epilogue)
+                    simd::conv(g, input, filter, out, epilogue)
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -99,9 +100,9 @@ pub(crate) fn suits(g: &VolumeGeometry) -> bool {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use pulp::f32x8;
-    use pulp::x86::V3;
+mod simd {
+    use pulp::Simd;
+    use pulp::x86::{V3, V4};
     use rayon::prelude::*;
     use registry_core::kernel::KernelError;
     use smallvec::SmallVec;
@@ -110,9 +111,6 @@ mod avx2 {
     use super::super::gemm::empty_buffer;
     use super::super::softmax::WideFloat;
     use opreg_op_logic::volume::VolumeGeometry;
-
-    /// Output channels per vector: AVX2's 8 `f32` lanes.
-    const LANES: usize = 8;
 
     /// Multiply-adds below which the convolution stays on one thread
     /// (called from outside rayon's pool; see [`crate::split`]).
@@ -127,11 +125,11 @@ mod avx2 {
         /// Each axis's extent once padded: the padding before, the input,
         /// and the padding after as far as the windows reach.
         padded: [usize; 3],
-        /// Vectors of [`LANES`] output channels per block: 1 for 8 channels
-        /// or fewer, else 2.
+        /// Vectors of output channels per block: 1, or 2 for 9 to 16
+        /// channels in AVX2's 8 lanes.
         vectors: usize,
         /// The filter as `[channel block][tap][input channel][block]`
-        /// (blocks of `vectors * LANES` channels, the last padded with
+        /// (blocks of `vectors` vectors of channels, the last padded with
         /// zeros).
         packed: Vec<f32>,
         /// 1×1(×1), stride 1, no padding: every pixel reads its own input
@@ -181,7 +179,8 @@ mod avx2 {
     type RunOffsets = SmallVec<[usize; 16]>;
 
     /// [`super::ConvElement::convolve_directly`] for types that accumulate
-    /// in `f32`; `None` without AVX2 and FMA.
+    /// in `f32`: AVX-512's vectors of 16 for 9 to 16 output channels where
+    /// the machine has them, else AVX2's of 8; `None` without AVX2 and FMA.
     pub(super) fn conv<T: WideFloat<Acc = f32>>(
         g: &VolumeGeometry,
         input: &[T],
@@ -189,12 +188,17 @@ mod avx2 {
         out: &mut [T],
         epilogue: Option<RowEpilogue<'_, T>>,
     ) -> Option<Result<(), KernelError>> {
-        let simd = V3::try_new()?;
-        Some(conv_on(simd, g, input, filter, out, epilogue))
+        let v3 = V3::try_new()?;
+        if g.out_depth > V3::F32_LANES
+            && let Some(v4) = V4::try_new()
+        {
+            return Some(conv_on(v4, g, input, filter, out, epilogue));
+        }
+        Some(conv_on(v3, g, input, filter, out, epilogue))
     }
 
-    fn conv_on<T: WideFloat<Acc = f32>>(
-        simd: V3,
+    fn conv_on<S: Simd, T: WideFloat<Acc = f32>>(
+        simd: S,
         g: &VolumeGeometry,
         input: &[T],
         filter: &[T],
@@ -218,8 +222,9 @@ mod avx2 {
         if pixels == 0 || g.out_depth == 0 {
             return Ok(());
         }
-        let vectors = if g.out_depth <= LANES { 1 } else { 2 };
-        let width = vectors * LANES;
+        let lanes = S::F32_LANES;
+        let vectors = if g.out_depth <= lanes { 1 } else { 2 };
+        let width = vectors * lanes;
         let blocks = g.out_depth.div_ceil(width);
         let mut packed = empty_buffer::<f32>(Some(blocks * taps * g.in_depth * width))?;
         for b in 0..blocks {
@@ -253,17 +258,13 @@ mod avx2 {
         let macs = pixels * taps * g.in_depth * g.out_depth;
         let threads = rayon::current_num_threads();
         let run = |first: usize, out: &mut [T]| {
-            pulp::Simd::vectorize(
-                simd,
-                Task {
-                    simd,
-                    plan: &plan,
-                    input,
-                    first,
-                    out,
-                    epilogue,
-                },
-            )
+            simd.vectorize(Task {
+                plan: &plan,
+                input,
+                first,
+                out,
+                epilogue,
+            })
         };
         if macs < crate::split::min_parallel_work(PARALLEL_MACS) || threads < 2 || units < 2 {
             run(0, out)?;
@@ -271,7 +272,7 @@ mod avx2 {
             // A few tasks per thread.
             let per_task = units.div_ceil(threads * 4).max(1);
             let per_task = if pointwise {
-                per_task.next_multiple_of(LANES)
+                per_task.next_multiple_of(lanes)
             } else {
                 per_task
             };
@@ -282,9 +283,9 @@ mod avx2 {
         Ok(())
     }
 
-    /// [`task`]'s arguments, run with AVX2 enabled ([`pulp::Simd::vectorize`]).
+    /// [`task`]'s arguments, run with the vectors' instructions enabled
+    /// ([`pulp::Simd::vectorize`]).
     struct Task<'a, 'p, T> {
-        simd: V3,
         plan: &'a Plan<'p>,
         input: &'a [T],
         first: usize,
@@ -296,8 +297,8 @@ mod avx2 {
         type Output = Result<(), KernelError>;
 
         #[inline(always)]
-        fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
-            task(self.simd, self.plan, self.input, self.first, self.out)?;
+        fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
+            task(simd, self.plan, self.input, self.first, self.out)?;
             if let Some(epilogue) = self.epilogue {
                 epilogue(self.out);
             }
@@ -310,8 +311,8 @@ mod avx2 {
     /// padded copy of the input rows they read when windows reach into the
     /// padding, so that every pixel reads its whole window).
     #[inline(always)]
-    fn task<T: WideFloat<Acc = f32>>(
-        simd: V3,
+    fn task<S: Simd, T: WideFloat<Acc = f32>>(
+        simd: S,
         plan: &Plan<'_>,
         input: &[T],
         first: usize,
@@ -457,8 +458,8 @@ mod avx2 {
     /// filter's vectors then fill AVX2's 16 registers), then 4, 2 and 1 at
     /// the end of a row.
     #[inline(always)]
-    fn pixel_block<T: WideFloat<Acc = f32>>(
-        simd: V3,
+    fn pixel_block<S: Simd, T: WideFloat<Acc = f32>>(
+        simd: S,
         plan: &Plan<'_>,
         source: &Source<'_, T>,
         left: usize,
@@ -466,14 +467,14 @@ mod avx2 {
     ) -> usize {
         let wide = plan.vectors == 2;
         match left {
-            8.. if !wide => pixels::<T, 8, 1>(simd, plan, source, out),
-            6.. if wide => pixels::<T, 6, 2>(simd, plan, source, out),
-            4.. if !wide => pixels::<T, 4, 1>(simd, plan, source, out),
-            4.. => pixels::<T, 4, 2>(simd, plan, source, out),
-            2.. if !wide => pixels::<T, 2, 1>(simd, plan, source, out),
-            2.. => pixels::<T, 2, 2>(simd, plan, source, out),
-            _ if !wide => pixels::<T, 1, 1>(simd, plan, source, out),
-            _ => pixels::<T, 1, 2>(simd, plan, source, out),
+            8.. if !wide => pixels::<S, T, 8, 1>(simd, plan, source, out),
+            6.. if wide => pixels::<S, T, 6, 2>(simd, plan, source, out),
+            4.. if !wide => pixels::<S, T, 4, 1>(simd, plan, source, out),
+            4.. => pixels::<S, T, 4, 2>(simd, plan, source, out),
+            2.. if !wide => pixels::<S, T, 2, 1>(simd, plan, source, out),
+            2.. => pixels::<S, T, 2, 2>(simd, plan, source, out),
+            _ if !wide => pixels::<S, T, 1, 1>(simd, plan, source, out),
+            _ => pixels::<S, T, 1, 2>(simd, plan, source, out),
         }
     }
 
@@ -487,19 +488,20 @@ mod avx2 {
     /// start of `out`, one block of `V` vectors of channels at a time;
     /// returns `P`.
     #[inline(always)]
-    fn pixels<T: WideFloat<Acc = f32>, const P: usize, const V: usize>(
-        simd: V3,
+    fn pixels<S: Simd, T: WideFloat<Acc = f32>, const P: usize, const V: usize>(
+        simd: S,
         plan: &Plan<'_>,
         source: &Source<'_, T>,
         out: &mut [T],
     ) -> usize {
         let out_depth = plan.g.out_depth;
+        let lanes = S::F32_LANES;
         let (run_len, step) = (source.run_len, source.step);
-        let filter_run = run_len * V * LANES;
+        let filter_run = run_len * V * lanes;
         let span = (P - 1) * step + run_len;
         let runs = source.runs.len();
         for (block, filter) in plan.packed.chunks_exact(runs * filter_run).enumerate() {
-            let mut acc = [[simd.splat_f32x8(0.0); V]; P];
+            let mut acc = [[simd.splat_f32s(0.0); V]; P];
             for (run, &offset) in source.runs.iter().enumerate() {
                 let at = source.at + offset;
                 let (Some(x), Some(w)) = (
@@ -509,9 +511,9 @@ mod avx2 {
                     // (The buffers' sizes were checked against the geometry.)
                     continue;
                 };
-                let (w, _) = pulp::as_arrays::<LANES, f32>(w);
+                let (w, _) = S::as_simd_f32s(w);
                 for (i, w) in w.chunks_exact(V).enumerate() {
-                    let w: [f32x8; V] = std::array::from_fn(|v| pulp::cast(w[v]));
+                    let w: [S::f32s; V] = std::array::from_fn(|v| w[v]);
                     for (p, acc) in acc.iter_mut().enumerate() {
                         debug_assert!(p * step + i < x.len());
                         // SAFETY: `x` holds `(P - 1) * step + run_len`
@@ -519,20 +521,20 @@ mod avx2 {
                         // of `V` vectors), so `p * step + i < x.len()` for
                         // every `p < P`. Checking each element instead made
                         // the loop 3 times longer.
-                        let x = simd.splat_f32x8(unsafe { x.get_unchecked(p * step + i) }.widen());
+                        let x = simd.splat_f32s(unsafe { x.get_unchecked(p * step + i) }.widen());
                         for (acc, &w) in acc.iter_mut().zip(&w) {
-                            *acc = simd.mul_add_f32x8(x, w, *acc);
+                            *acc = simd.mul_add_e_f32s(x, w, *acc);
                         }
                     }
                 }
             }
-            let c0 = block * V * LANES;
-            let width = (V * LANES).min(out_depth - c0);
+            let c0 = block * V * lanes;
+            let width = (V * lanes).min(out_depth - c0);
             for (p, acc) in acc.iter().enumerate() {
-                let acc: [[f32; LANES]; V] = acc.map(pulp::cast);
+                let acc: &[f32] = pulp::bytemuck::cast_slice(acc);
                 let at = p * out_depth + c0;
                 if let Some(o) = out.get_mut(at..at + width) {
-                    for (o, &a) in o.iter_mut().zip(acc.as_flattened()) {
+                    for (o, &a) in o.iter_mut().zip(acc) {
                         *o = T::narrow(a);
                     }
                 }

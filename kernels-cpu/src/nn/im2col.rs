@@ -79,15 +79,17 @@ pub(crate) fn conv_ndhwc<T: ConvElement>(
     let row_macs = k.saturating_mul(g.out_depth).max(1);
     let total_macs = pixels.saturating_mul(row_macs);
     let threads = rayon::current_num_threads();
-    let parallel_macs = crate::split::min_parallel_work(PARALLEL_MACS);
-    // Blocks small enough for every thread to have two, when they would
-    // be split.
-    let block_macs = (total_macs / (2 * threads)).clamp(parallel_macs / 4, BLOCK_MACS);
+    let parallel = total_macs >= crate::split::min_parallel_work(PARALLEL_MACS) && threads > 1;
     let patch_rows = (PATCH_BUDGET_BYTES / std::mem::size_of::<T>().max(1) / k.max(1)).max(1);
-    let block = (block_macs / row_macs)
-        .max(MIN_BLOCK_PIXELS)
-        .min(patch_rows)
-        .min(pixels);
+    // Pixels whose product stays in cache.
+    let cache_block = (BLOCK_MACS / row_macs).max(1).min(patch_rows);
+    let block = if parallel {
+        even_blocks(pixels, cache_block, threads)
+    } else {
+        cache_block.max(MIN_BLOCK_PIXELS).min(pixels)
+    }
+    .min(patch_rows)
+    .max(1);
     let blocks = Blocks {
         g,
         taps: if pointwise {
@@ -104,8 +106,7 @@ pub(crate) fn conv_ndhwc<T: ConvElement>(
     let out = out
         .get_mut(..pixels * g.out_depth)
         .ok_or_else(|| KernelError::internal("convolution output too small"))?;
-    let parallel = block < pixels && total_macs >= parallel_macs && threads > 1;
-    if parallel {
+    if parallel && block < pixels {
         out.par_chunks_mut(block * g.out_depth)
             .enumerate()
             .try_for_each(|(i, dst)| blocks.run(i * block, dst, Threads::Caller))
@@ -115,6 +116,30 @@ pub(crate) fn conv_ndhwc<T: ConvElement>(
         out.chunks_mut(block * g.out_depth)
             .enumerate()
             .try_for_each(|(i, dst)| blocks.run(i * block, dst, Threads::Pool))
+    }
+}
+
+/// The pixels per block of a convolution split over `threads`: blocks of
+/// even size, as many for each thread (two or more, and more when a block
+/// of `cache_block` pixels would not hold them), unless that makes them
+/// smaller than [`MIN_BLOCK_PIXELS`]: then one per thread, or one block
+/// of all the `pixels` (its product then splits over the threads itself)
+/// when even those are too small. A last block much smaller than the others
+/// would leave a thread idle.
+fn even_blocks(pixels: usize, cache_block: usize, threads: usize) -> usize {
+    let threads = threads.max(1);
+    let tasks = pixels
+        .div_ceil(cache_block.max(1))
+        .max(2 * threads)
+        .next_multiple_of(threads);
+    let even = pixels.div_ceil(tasks);
+    let per_thread = pixels.div_ceil(threads);
+    if even >= MIN_BLOCK_PIXELS {
+        even
+    } else if per_thread >= MIN_BLOCK_PIXELS {
+        per_thread
+    } else {
+        pixels
     }
 }
 
@@ -276,6 +301,31 @@ fn fill_patches<T: GemmElement>(
                 break;
             }
             *coordinate = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_blocks_are_even_and_not_too_small() {
+        // 48x48 images: two or more blocks per thread, as the cache asks.
+        assert_eq!(even_blocks(4608, 100, 2), 96);
+        assert_eq!(even_blocks(4608, 10_000, 2), 1152);
+        // 200 pixels: 4 blocks would be under 64 pixels; one per thread.
+        assert_eq!(even_blocks(200, 1000, 2), 100);
+        // 72 pixels (6x6, two images): one block, whose product splits
+        // itself (not 64 pixels and 8).
+        assert_eq!(even_blocks(72, 1000, 2), 72);
+        for pixels in [130, 333, 1000, 4609] {
+            let block = even_blocks(pixels, 64, 2);
+            let last = pixels - (pixels.div_ceil(block) - 1) * block;
+            assert!(
+                last * 2 >= block,
+                "{pixels}: blocks of {block}, last {last}"
+            );
         }
     }
 }

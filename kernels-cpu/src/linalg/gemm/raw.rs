@@ -58,8 +58,21 @@ const _: () = {
 };
 
 /// Below this many multiply-adds (m·n·k) one thread is faster than waking
-/// the rayon pool (gemm's own threshold is 48·48·256).
+/// the rayon pool (gemm's own threshold is 48·48·256); on a thread of the
+/// pool, whose other threads are awake, a quarter of it (see
+/// [`crate::split`]).
 const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
+
+/// Lowers the `gemm` crate's own threading threshold (48·48·256, checked
+/// per block of the product when it is given threads) to the least of
+/// ours, once, so that a product this module hands threads to uses them.
+/// (The threshold is the crate's, for the whole process.)
+fn lower_crate_threshold() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        gemm::set_threading_threshold(crate::split::least_parallel_work(PARALLEL_THRESHOLD));
+    });
+}
 
 /// `dst = a · b` with the `gemm` crate. Shapes are checked; `k = 0` writes
 /// zeros; large products run on the rayon pool when `threads` allows.
@@ -79,11 +92,12 @@ pub(super) fn gemm<T: Native>(
     }
     let work = m.saturating_mul(n).saturating_mul(k);
     let parallelism = if threads == Threads::Caller
-        || work < PARALLEL_THRESHOLD
+        || work < crate::split::min_parallel_work(PARALLEL_THRESHOLD)
         || rayon::current_num_threads() < 2
     {
         Parallelism::None
     } else {
+        lower_crate_threshold();
         Parallelism::Rayon(rayon::current_num_threads())
     };
     // (The views' constructors already checked that strides fit in isize.)
