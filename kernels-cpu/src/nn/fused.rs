@@ -11,6 +11,7 @@
 //! `BiasAdd` and the activation's own kernel compute (denormals flushed as
 //! theirs are).
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use multiversion::multiversion;
@@ -161,6 +162,7 @@ impl Epilogue {
     /// whole rows of `bias.len()` channels, element for element as
     /// `BiasAdd` and the activation's kernel compute it.
     fn rows<'a, T: FusedElement>(&self, bias: &'a [T]) -> Rows<'a, T> {
+        let bias = tiled(bias);
         // A `float` or `double` sum, then a comparison's selection or a
         // product, is flushed by the processor already.
         let flush = flushing_denormals()
@@ -170,18 +172,18 @@ impl Epilogue {
             ($f:expr) => {
                 if flush {
                     Box::new(move |out: &mut [T]| {
-                        add_then(out, bias, |z: T| {
+                        add_then(out, &bias, |z: T| {
                             let f = $f;
                             f(z.flushed()).flushed()
                         })
                     })
                 } else {
-                    Box::new(move |out: &mut [T]| add_then(out, bias, $f))
+                    Box::new(move |out: &mut [T]| add_then(out, &bias, $f))
                 }
             };
         }
         match self.activation {
-            Activation::None => Box::new(move |out: &mut [T]| add_then(out, bias, |z: T| z)),
+            Activation::None => Box::new(move |out: &mut [T]| add_then(out, &bias, |z: T| z)),
             Activation::Relu => with!(|z: T| z.tf_relu()),
             Activation::Relu6 => with!(|z: T| z.tf_relu6()),
             Activation::Elu => with!(|z: T| z.tf_elu()),
@@ -233,18 +235,39 @@ impl Epilogue {
 /// The epilogue over a span of whole rows.
 type Rows<'a, T> = Box<dyn Fn(&mut [T]) + Sync + 'a>;
 
-/// `out[i] = f(out[i] + bias[i % channels])` over whole rows; compiled for
-/// each SIMD level the machine may have and picked at run time (the same
-/// arithmetic on each).
+/// Biases shorter than this are repeated to at least this many elements
+/// for [`add_then`]: its inner loop runs over one copy, and over 8
+/// channels that was one AVX vector per loop, the loop's own instructions
+/// most of its time.
+const TILED_BIAS: usize = 64;
+
+/// `bias` repeated (whole copies) to at least [`TILED_BIAS`] elements.
+fn tiled<T: Copy>(bias: &[T]) -> Cow<'_, [T]> {
+    if bias.is_empty() || bias.len() >= TILED_BIAS {
+        Cow::Borrowed(bias)
+    } else {
+        Cow::Owned(bias.repeat(TILED_BIAS.div_ceil(bias.len())))
+    }
+}
+
+/// `out[i] = f(out[i] + bias[i % bias.len()])`, `out` whole rows of the
+/// channels and `bias` whole copies of their biases (so what is left after
+/// the last whole copy starts at a row's start); compiled for each SIMD
+/// level the machine may have and picked at run time (the same arithmetic
+/// on each).
 #[multiversion(targets = "simd")]
 fn add_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], f: F) {
     if bias.is_empty() {
         return;
     }
-    for row in out.chunks_exact_mut(bias.len()) {
-        for (o, &b) in row.iter_mut().zip(bias) {
+    let mut copies = out.chunks_exact_mut(bias.len());
+    for span in &mut copies {
+        for (o, &b) in span.iter_mut().zip(bias) {
             *o = f(o.bias_add(b));
         }
+    }
+    for (o, &b) in copies.into_remainder().iter_mut().zip(bias) {
+        *o = f(o.bias_add(b));
     }
 }
 
