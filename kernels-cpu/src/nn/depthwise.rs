@@ -189,6 +189,11 @@ fn depthwise_nhwc<T: DepthwiseElement>(
 /// The output columns whose windows read the input at every column tap: a
 /// contiguous range (a window slides across the input), empty when none.
 fn interior_columns(cols: &[WindowTaps], filter_cols: usize) -> std::ops::Range<usize> {
+    if filter_cols == 0 {
+        // (A window of no columns reads nothing: the portable kernel's
+        // zeros.)
+        return 0..0;
+    }
     let full = |t: &WindowTaps| t.first == 0 && t.end == filter_cols;
     let (Some(start), Some(last)) = (cols.iter().position(full), cols.iter().rposition(full))
     else {

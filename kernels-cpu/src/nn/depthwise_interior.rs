@@ -61,6 +61,11 @@ impl WithSimd for InteriorRow<'_, f32> {
     #[inline(always)]
     fn with_simd<S: Simd>(mut self, simd: S) {
         let out = std::mem::take(&mut self.out);
+        if self.filter_cols == 0 || self.channels == 0 {
+            // (The caller sends no such row; nothing to sum.)
+            out.fill(0.0);
+            return;
+        }
         let lanes = S::F32_LANES;
         let mut c0 = 0;
         while c0 < self.channels {

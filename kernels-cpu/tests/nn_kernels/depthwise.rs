@@ -141,6 +141,9 @@ fn matches_a_naive_reference_over_attrs_channels_and_types() {
             },
             1,
         ),
+        // Filters of no columns or no rows: every sum is empty.
+        (Case { fw: 0, ..base }, 1),
+        (Case { fh: 0, ..base }, 1),
         // Multipliers above 1 (the portable kernel throughout).
         (Case { c: 5, ..base }, 2),
         (
