@@ -264,15 +264,17 @@ fn depthwise_rows<T: DepthwiseElement>(
             }
         } else {
             let interior = &plan.interior;
-            let rows_read: smallvec::SmallVec<[(usize, usize); 8]> = (row.rows.first..row.rows.end)
-                .map(|kh| {
-                    let ih = row.rows.at + (kh - row.rows.first) * row.dilation_rows;
-                    let iw = plan.cols.get(interior.start).map_or(0, |t| t.at);
-                    (kh, ((row.row_base + ih) * g.in_cols + iw) * g.in_depth)
-                })
-                .collect();
-            let fast = !interior.is_empty()
-                && T::interior(
+            let fast = !interior.is_empty() && {
+                // Where each window row's first interior pixel starts.
+                let iw = plan.cols[interior.start].at;
+                let rows_read: smallvec::SmallVec<[(usize, usize); 8]> = (row.rows.first
+                    ..row.rows.end)
+                    .map(|kh| {
+                        let ih = row.rows.at + (kh - row.rows.first) * row.dilation_rows;
+                        (kh, ((row.row_base + ih) * g.in_cols + iw) * g.in_depth)
+                    })
+                    .collect();
+                T::interior(
                     plan.arch,
                     InteriorRow {
                         input,
@@ -284,7 +286,8 @@ fn depthwise_rows<T: DepthwiseElement>(
                         channels: out_depth,
                         out: &mut out_row[interior.start * out_depth..interior.end * out_depth],
                     },
-                );
+                )
+            };
             if fast {
                 portable_pixels(plan, input, filter, &taps, 0..interior.start, out_row);
                 portable_pixels(
