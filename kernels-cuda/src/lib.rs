@@ -26,6 +26,8 @@
 
 #[cfg(all(feature = "cuda", feature = "array"))]
 pub mod array;
+#[cfg(all(feature = "cuda", any(feature = "linalg", feature = "nn")))]
+pub mod gemm;
 #[cfg(all(feature = "cuda", feature = "linalg"))]
 pub mod linalg;
 // The unary table's kernels are in `math`, each in its own group (`Relu`

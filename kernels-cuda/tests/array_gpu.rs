@@ -530,3 +530,49 @@ fn gather_out_of_range_indices_give_zeros_on_gpu() {
     );
     assert!(run_cpu(&node, &inputs).is_err());
 }
+
+/// `StopGradient`, `PreventGradient` and `IdentityN` on the GPU forward
+/// their device inputs: the same buffers, no copies, the CPU's values.
+#[test]
+#[ignore = "needs a GPU"]
+fn identities_forward_device_buffers() {
+    let dev = gpu();
+    let xs: Vec<Tensor> = TYPES
+        .iter()
+        .enumerate()
+        .map(|(k, &dt)| data(dt, &[2, 3, 4], 30 + k as u64))
+        .collect();
+    let on_gpu = upload(&dev, &xs, &[]);
+    let message = ("message", AttrValue::from("not differentiable"));
+    for (x, d) in xs.iter().zip(&on_gpu) {
+        for (op, attrs) in [
+            ("StopGradient", vec![]),
+            ("PreventGradient", vec![message.clone()]),
+        ] {
+            if op == "PreventGradient" && x.dtype() == DataType::DtInt32 {
+                // TF registers no int32 PreventGradient on the GPU.
+                continue;
+            }
+            compare(&dev, op, std::slice::from_ref(x), &[], &attrs).unwrap();
+            let node = node_for(op, std::slice::from_ref(x), &attrs);
+            let out = create_op_kernel("GPU", &node)
+                .unwrap()
+                .compute([d.clone()])
+                .unwrap();
+            assert!(out[0].shares_buffer_with(d), "{op} copied {:?}", x.dtype());
+        }
+    }
+    let node = node_for("IdentityN", &xs, &[]);
+    let out = create_op_kernel("GPU", &node)
+        .unwrap()
+        .compute(on_gpu.clone())
+        .unwrap();
+    assert_eq!(out.len(), xs.len());
+    for ((o, d), x) in out.iter().zip(&on_gpu).zip(&xs) {
+        assert!(o.shares_buffer_with(d), "IdentityN copied {:?}", x.dtype());
+        assert_eq!(
+            o.to_host().unwrap().as_bytes().unwrap(),
+            x.as_bytes().unwrap()
+        );
+    }
+}

@@ -103,6 +103,27 @@ fn relu_matches_cpu_with_nan_and_negative_zero() {
     }
 }
 
+#[test]
+#[ignore = "needs a GPU"]
+fn leaky_relu_matches_cpu() {
+    let dev = gpu();
+    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
+        // alpha below 1, negative, above 1, and one half and bfloat16
+        // round (0.1).
+        for alpha in [0.2f32, -0.5, 1.5, 0.1] {
+            let n = node("LeakyRelu", &[t], &[("alpha", alpha.into())]);
+            let mut v = pseudo_random(1000, 3);
+            v.extend([f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY]);
+            let x = tensor(t, &[v.len()], &v);
+            let out = compare(&dev, &n, &[x], (0.0, 0.0));
+            let got = values(&out[0]);
+            assert!(got[got.len() - 5].is_nan(), "LeakyRelu(NaN) for {t:?}");
+            let out = run_gpu(&dev, &n, &[tensor(t, &[0, 3], &[])]).unwrap();
+            assert_eq!(out[0].dims(), &[0, 3]);
+        }
+    }
+}
+
 // ---- BiasAdd ----
 
 #[test]
@@ -379,6 +400,33 @@ fn conv2d_matches_cpu_nhwc_and_nchw() {
             [1, 1, 1, 1],
             [1; 4],
             "VALID",
+            vec![],
+        ),
+        // Matrix products on cuBLAS in NHWC (cuDNN in NCHW): 1x1 SAME, a
+        // filter as large as the input at strides 2 and 3; and a strided
+        // 1x1, which is not one.
+        (
+            [2, 6, 5, 16],
+            [1, 1, 16, 24],
+            [1, 1, 1, 1],
+            [1; 4],
+            "SAME",
+            vec![],
+        ),
+        (
+            [3, 4, 5, 2],
+            [4, 5, 2, 7],
+            [1, 2, 3, 1],
+            [1; 4],
+            "VALID",
+            vec![],
+        ),
+        (
+            [1, 6, 6, 4],
+            [1, 1, 4, 8],
+            [1, 2, 2, 1],
+            [1; 4],
+            "SAME",
             vec![],
         ),
     ];

@@ -68,8 +68,7 @@ impl OpKernel for PlaceholderKernel {
 /// `Identity`: forwards its input (no copy).
 #[kernel(op = Identity, device = CPU)]
 fn identity(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let input = ctx.take_input(0)?;
-    ctx.set_output(0, input)
+    ctx.forward_every_input()
 }
 
 /// `NoOp`: nothing to do.

@@ -15,8 +15,7 @@ use super::parallel::copy;
 /// a type constraint.
 #[kernel(op = StopGradient, device = CPU)]
 fn stop_gradient(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let input = ctx.take_input(0)?;
-    ctx.set_output(0, input)
+    ctx.forward_every_input()
 }
 
 /// `PreventGradient`: forwards its input; its `message` only matters to
@@ -24,26 +23,14 @@ fn stop_gradient(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
 /// constraint.
 #[kernel(op = PreventGradient, device = CPU)]
 fn prevent_gradient(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let input = ctx.take_input(0)?;
-    ctx.set_output(0, input)
+    ctx.forward_every_input()
 }
 
 /// `IdentityN`: output `i` is input `i` (no copies). TF registers it for
 /// every device (`DEVICE_DEFAULT`) without a type constraint.
 #[kernel(op = IdentityN, device = CPU)]
 fn identity_n(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    if ctx.num_inputs() != ctx.num_outputs() {
-        return Err(KernelError::internal(format!(
-            "IdentityN has {} inputs but {} outputs",
-            ctx.num_inputs(),
-            ctx.num_outputs()
-        )));
-    }
-    for i in 0..ctx.num_inputs() {
-        let input = ctx.take_input(i)?;
-        ctx.set_output(i, input)?;
-    }
-    Ok(())
+    ctx.forward_every_input()
 }
 
 /// Copies the single input into the output.

@@ -1,7 +1,8 @@
-//! `Const`, `Identity` and `NoOp` on the GPU.
+//! `Const`, `Identity` (and the identities `StopGradient`, `PreventGradient`
+//! and `IdentityN`) and `NoOp` on the GPU.
 
 use opreg_op_logic::constant::const_value;
-use opreg_standard_ops::{Const, Identity, NoOp};
+use opreg_standard_ops::{Const, Identity, IdentityN, NoOp, PreventGradient, StopGradient};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -71,8 +72,38 @@ impl OpKernel for HostConstGpu {
          uint16, uint32, uint64, uint8]
 )]
 fn identity_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-    let input = ctx.take_input(0)?;
-    ctx.set_output(0, input)
+    ctx.forward_every_input()
+}
+
+/// `StopGradient`: forwards its input (no copy), wherever it is; running
+/// it is the identity (TF's GPU types: its `DEVICE_DEFAULT` registrations).
+#[kernel(
+    op = StopGradient,
+    device = GPU,
+    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+         uint16, uint32, uint64, uint8]
+)]
+fn stop_gradient_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    ctx.forward_every_input()
+}
+
+/// `PreventGradient`: forwards its input, as `StopGradient` (TF's GPU
+/// types, which leave out `int32`).
+#[kernel(
+    op = PreventGradient,
+    device = GPU,
+    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int64, int8, uint16,
+         uint32, uint64, uint8]
+)]
+fn prevent_gradient_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    ctx.forward_every_input()
+}
+
+/// `IdentityN`: output `i` is input `i` (no copies), wherever each is. TF
+/// registers it for every device without a type constraint.
+#[kernel(op = IdentityN, device = GPU)]
+fn identity_n_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    ctx.forward_every_input()
 }
 
 /// `NoOp`: nothing to do.

@@ -24,7 +24,7 @@ use registry_core::kernel::{
 };
 use registry_core::tensor::TensorShape;
 
-use super::matmul::{GemmElement, GemmPlan, op};
+use crate::gemm::{GemmElement, GemmPlan, op};
 use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
 
 /// How a checked batched product runs on cuBLAS.

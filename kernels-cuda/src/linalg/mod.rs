@@ -4,5 +4,6 @@
 mod batch_matmul;
 mod matmul;
 
+pub use crate::gemm::{GemmElement, GemmPlan};
 pub use batch_matmul::{BatchMatMulV2Gpu, BatchMatMulV3Gpu, BatchedGemmPlan};
-pub use matmul::{GemmElement, GemmPlan, MatMulGpu};
+pub use matmul::MatMulGpu;

@@ -11,7 +11,8 @@
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use cudarc::cudnn::{
     ConvBackwardData, ConvDescriptor, ConvForward, Cudnn, CudnnDataType, CudnnError,
@@ -29,9 +30,10 @@ use registry_core::proto::DataType;
 use registry_core::tensor::{Tensor, TensorElement, TensorShape, element_size, f16};
 
 use super::sources::{self, nn_sources};
+use crate::gemm::{GemmElement, GemmPlan, run_gemm};
 use opreg_cuda::{
-    GpuContext, GpuDevice, ShapeArg, gpu_error, gpu_ptr, gpu_ptr_mut, gpu_slice, gpu_slice_mut,
-    grid_for,
+    GpuContext, GpuDevice, GpuTensors, ShapeArg, gpu_error, gpu_ptr, gpu_ptr_mut, gpu_slice,
+    gpu_slice_mut, grid_for,
 };
 
 /// cuDNN's `CUDNN_DATA_HALF` elements (IEEE half bits), with `float`
@@ -337,7 +339,7 @@ impl ConvLayout {
 
 /// A convolution's sizes as cuDNN takes them: dims in NCHW order (whatever
 /// the layout), each checked against cuDNN's `int`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct CudnnConvDims {
     /// The layout of `x` and `y` (and the filter's: KCRS or KRSC).
     layout: cudnn_sys::cudnnTensorFormat_t,
@@ -477,13 +479,47 @@ fn workspace(ctx: &OpKernelContext<'_>, bytes: usize) -> Result<Option<Tensor>, 
 }
 
 /// Which cuDNN convolution to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ConvDirection {
     /// `y = conv(x, w)` (`cudnnConvolutionForward`).
     Forward,
     /// `x = conv_backward_data(w, y)`: the gradient with respect to the
     /// input (`cudnnConvolutionBackwardData`).
     BackwardData,
+}
+
+/// A cuDNN convolution algorithm, of either direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Forward(cudnn_sys::cudnnConvolutionFwdAlgo_t),
+    BackwardData(cudnn_sys::cudnnConvolutionBwdDataAlgo_t),
+}
+
+/// What a cuDNN algorithm is chosen for: direction, element type, sizes.
+type AlgorithmKey = (ConvDirection, DataType, CudnnConvDims);
+
+/// The algorithm cuDNN's heuristics chose for each convolution run so far,
+/// with its workspace size. Asking (`cudnnGetConvolution*Algorithm_v7`)
+/// costs about a millisecond of CPU time per call in cuDNN 9 (a MobileNet's
+/// 1x1 convolutions took 1 to 3 ms each on an H200 when every call asked),
+/// so it is asked once per direction, type and shape, as TF's and
+/// PyTorch's algorithm caches do. There is one GPU (device 0) per process.
+static ALGORITHMS: LazyLock<Mutex<HashMap<AlgorithmKey, (Algorithm, usize)>>> =
+    LazyLock::new(Mutex::default);
+
+/// The cached algorithm and workspace bytes of `key`, or `choose`'s, then
+/// cached.
+fn algorithm_for(
+    key: AlgorithmKey,
+    choose: impl FnOnce() -> Result<(Algorithm, usize), KernelError>,
+) -> Result<(Algorithm, usize), KernelError> {
+    let cache = || ALGORITHMS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&found) = cache().get(&key) {
+        return Ok(found);
+    }
+    let chosen = choose()?;
+    cache().insert(key, chosen);
+    Ok(chosen)
 }
 
 /// Runs a cuDNN convolution of `d`'s sizes with the permuted filter `w`,
@@ -523,6 +559,10 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
             let cudnn_err =
                 |what: &'static str| move |e: CudnnError| gpu_error(&format!("{what} ({op})"), e);
             let (x_desc, w_desc, y_desc, conv) = describe::<T>(cudnn, op, d)?;
+            // The cache is keyed by direction: never another's algorithm.
+            let mismatch = |found: (Algorithm, usize)| {
+                KernelError::internal(format!("{op}: cached {found:?} for {direction:?}"))
+            };
             // SAFETY: the buffers hold T elements (src, w and dst of this
             // kernel's dtype, src_len, w_len and dst_len of them, checked
             // above), and `T::Data` is T's cuDNN element type of the same
@@ -541,12 +581,18 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
                         w: &w_desc,
                         y: &y_desc,
                     };
-                    let algo = op
-                        .pick_algorithm()
-                        .map_err(cudnn_err("choosing a cuDNN convolution algorithm"))?;
-                    let bytes = op
-                        .get_workspace_size(algo)
-                        .map_err(cudnn_err("sizing a cuDNN convolution's workspace"))?;
+                    let (algo, bytes) = match algorithm_for((direction, T::DTYPE, *d), || {
+                        let algo = op
+                            .pick_algorithm()
+                            .map_err(cudnn_err("choosing a cuDNN convolution algorithm"))?;
+                        let bytes = op
+                            .get_workspace_size(algo)
+                            .map_err(cudnn_err("sizing a cuDNN convolution's workspace"))?;
+                        Ok((Algorithm::Forward(algo), bytes))
+                    })? {
+                        (Algorithm::Forward(algo), bytes) => (algo, bytes),
+                        other => return Err(mismatch(other)),
+                    };
                     let mut scratch = workspace(ctx, bytes)?;
                     let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
                     // SAFETY: the descriptors describe exactly these buffers
@@ -573,12 +619,18 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
                         w: &w_desc,
                         dy: &y_desc,
                     };
-                    let algo = op
-                        .pick_algorithm()
-                        .map_err(cudnn_err("choosing a cuDNN backward-data algorithm"))?;
-                    let bytes = op
-                        .get_workspace_size(algo)
-                        .map_err(cudnn_err("sizing a cuDNN backward-data workspace"))?;
+                    let (algo, bytes) = match algorithm_for((direction, T::DTYPE, *d), || {
+                        let algo = op
+                            .pick_algorithm()
+                            .map_err(cudnn_err("choosing a cuDNN backward-data algorithm"))?;
+                        let bytes = op
+                            .get_workspace_size(algo)
+                            .map_err(cudnn_err("sizing a cuDNN backward-data workspace"))?;
+                        Ok((Algorithm::BackwardData(algo), bytes))
+                    })? {
+                        (Algorithm::BackwardData(algo), bytes) => (algo, bytes),
+                        other => return Err(mismatch(other)),
+                    };
                     let mut scratch = workspace(ctx, bytes)?;
                     let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
                     // SAFETY: as for the forward convolution (src is dy,
@@ -673,10 +725,48 @@ pub(crate) fn conv_forward<T: ConvElement>(
     Ok(out)
 }
 
+/// The matrix product a `Conv2D` is, where it is one, as TF's GPU kernel
+/// finds them (and runs them on cuBLAS rather than cuDNN): NHWC, one group,
+/// no dilation, no padding, and either a 1x1 filter at stride 1 (the
+/// `[N*H*W, C]` input times the `[C, K]` filter) or a filter as large as
+/// the input (the `[N, H*W*C]` input times the `[H*W*C, K]` filter: one
+/// output pixel, whatever the strides).
+pub(crate) fn conv_as_gemm(
+    g: &ConvGeometry,
+    format: DataFormat,
+    groups: usize,
+) -> Option<GemmPlan> {
+    let unpadded = [g.rows, g.cols]
+        .iter()
+        .all(|w| w.pad_before == 0 && w.pad_after == 0);
+    if format != DataFormat::Nhwc
+        || groups != 1
+        || g.dilation_rows != 1
+        || g.dilation_cols != 1
+        || !unpadded
+    {
+        return None;
+    }
+    let (m, k) =
+        if g.filter_rows == 1 && g.filter_cols == 1 && g.stride_rows == 1 && g.stride_cols == 1 {
+            (g.batch * g.in_rows * g.in_cols, g.in_depth)
+        } else if g.filter_rows == g.in_rows && g.filter_cols == g.in_cols {
+            (g.batch, g.in_rows * g.in_cols * g.in_depth)
+        } else {
+            return None;
+        };
+    let a = TensorShape::new([m, k]).ok()?;
+    let b = TensorShape::new([k, g.out_depth]).ok()?;
+    GemmPlan::new(&a, &b, false, false).ok()
+}
+
 /// `Conv2D` on the GPU through cuDNN (half, float, double), NHWC or NCHW,
 /// with strides, dilations, VALID/SAME/EXPLICIT padding and grouped
-/// convolution (input depth a multiple of the filter's). Generic over the
-/// element type for cuDNN's typed descriptors ([`ConvElement`]).
+/// convolution (input depth a multiple of the filter's). The convolutions
+/// that are matrix products ([`conv_as_gemm`]: 1x1 filters, most of a
+/// MobileNet's) are one cuBLAS call instead. Generic over the element type
+/// for cuDNN's typed descriptors ([`ConvElement`]) and cuBLAS's scales
+/// ([`GemmElement`]).
 #[kernel(op = Conv2D, device = GPU, T = [half, float, double], sources = nn_sources)]
 pub struct Conv2DGpu<T> {
     layout: ConvLayout,
@@ -684,7 +774,7 @@ pub struct Conv2DGpu<T> {
     _t: PhantomData<fn() -> T>,
 }
 
-impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
+impl<T: ConvElement + GemmElement> BuildKernel for Conv2DGpu<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let params = Conv2DParams::from_attrs(ctx.attrs())?;
         Ok(Self {
@@ -695,7 +785,7 @@ impl<T: ConvElement> BuildKernel for Conv2DGpu<T> {
     }
 }
 
-impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
+impl<T: ConvElement + GemmElement> OpKernel for Conv2DGpu<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
         gpu_ptr(input)?;
@@ -708,6 +798,18 @@ impl<T: ConvElement> OpKernel for Conv2DGpu<T> {
             return ctx.set_output(0, out);
         }
         let groups = self.params.check_launch(&g, filter.num_elements())?;
+        if let Some(plan) = conv_as_gemm(&g, self.params.format, groups) {
+            let (a, b) = (gpu_ptr(input)?, gpu_ptr(filter)?);
+            ctx.allocate_output(0, out_shape)?;
+            let c = ctx.gpu_output(0)?;
+            // SAFETY: the input and filter are on the GPU (checked above)
+            // with the node's dtype T (the executor checks it), and
+            // `conv_as_gemm` read their row-major shapes as its [m, k] and
+            // [k, n] matrices (NHWC input, HWIO filter); the output was just
+            // allocated on the device with m * n elements of T, apart from
+            // both.
+            return unsafe { run_gemm::<T>(ctx.gpu()?, &plan, a, b, c, "Conv2D") };
+        }
         let hwio: [usize; 4] = filter
             .dims()
             .try_into()
@@ -788,6 +890,63 @@ mod tests {
         assert_eq!(compute_format(DataFormat::Nhwc, false), DataFormat::Nchw);
         assert_eq!(compute_format(DataFormat::Nhwc, true), DataFormat::Nhwc);
         assert_eq!(compute_format(DataFormat::Nchw, true), DataFormat::Nchw);
+    }
+
+    #[test]
+    fn products_are_found_as_tf_finds_them() {
+        let geometry = |input: [usize; 4], filter: [usize; 4], strides, dilations, padding| {
+            Conv2DParams::new(strides, dilations, padding, vec![], "NHWC")
+                .unwrap()
+                .geometry(&input, &filter)
+                .unwrap()
+        };
+        let nhwc = DataFormat::Nhwc;
+        // 1x1 at stride 1, SAME or VALID: [N*H*W, C] x [C, K].
+        for padding in ["SAME", "VALID"] {
+            let g = geometry(
+                [2, 6, 5, 16],
+                [1, 1, 16, 24],
+                vec![1; 4],
+                vec![1; 4],
+                padding,
+            );
+            let p = conv_as_gemm(&g, nhwc, 1).unwrap();
+            assert_eq!((p.m, p.k, p.n), (60, 16, 24));
+            assert!(!p.transpose_first && !p.transpose_second);
+        }
+        // A filter as large as the input, VALID, any strides: [N, H*W*C] x [H*W*C, K].
+        let g = geometry(
+            [3, 4, 5, 2],
+            [4, 5, 2, 7],
+            vec![1, 2, 3, 1],
+            vec![1; 4],
+            "VALID",
+        );
+        let p = conv_as_gemm(&g, nhwc, 1).unwrap();
+        assert_eq!((p.m, p.k, p.n), (3, 40, 7));
+        // Not products: strided 1x1, padded whole-input filters, dilation,
+        // groups, NCHW.
+        let strided = geometry(
+            [1, 6, 6, 4],
+            [1, 1, 4, 8],
+            vec![1, 2, 2, 1],
+            vec![1; 4],
+            "SAME",
+        );
+        assert!(conv_as_gemm(&strided, nhwc, 1).is_none());
+        let padded = geometry([1, 3, 3, 4], [3, 3, 4, 8], vec![1; 4], vec![1; 4], "SAME");
+        assert!(conv_as_gemm(&padded, nhwc, 1).is_none());
+        let dilated = geometry(
+            [1, 6, 6, 4],
+            [1, 1, 4, 8],
+            vec![1; 4],
+            vec![1, 2, 2, 1],
+            "SAME",
+        );
+        assert!(conv_as_gemm(&dilated, nhwc, 1).is_none());
+        let one = geometry([1, 6, 6, 4], [1, 1, 4, 8], vec![1; 4], vec![1; 4], "VALID");
+        assert!(conv_as_gemm(&one, nhwc, 2).is_none());
+        assert!(conv_as_gemm(&one, DataFormat::Nchw, 1).is_none());
     }
 
     #[test]

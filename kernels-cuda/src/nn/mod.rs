@@ -1,7 +1,8 @@
 //! GPU kernels of the neural-network ops: Conv2D, DepthwiseConv2dNative,
-//! Conv2DBackpropInput and AvgPool (cuDNN), and MaxPool, Softmax, BiasAdd
-//! and FusedBatchNormV3 (NVRTC kernels with the CPU kernels' and
-//! TensorFlow's semantics). `Relu` and the other activations are entries
+//! Conv2DBackpropInput and AvgPool (cuDNN; the Conv2Ds that are matrix
+//! products on cuBLAS), and MaxPool, Softmax, BiasAdd, LeakyRelu and
+//! FusedBatchNormV3 (NVRTC kernels with the CPU kernels' and TensorFlow's
+//! semantics). `Relu` and the other activations are entries
 //! of the unary table ([`crate::math::unary`]).
 //!
 //! Registered types (TF 2.21's GPU kernels, within what each op allows):
@@ -15,6 +16,7 @@
 //! | MaxPool | half, bfloat16, float, double |
 //! | Softmax | half, bfloat16, float, double |
 //! | Relu | half, bfloat16, float, double |
+//! | LeakyRelu | half, bfloat16, float, double |
 //! | BiasAdd | half, bfloat16, float, double, int32 |
 //! | FusedBatchNormV3 | half, bfloat16, float (U = float) |
 
@@ -24,6 +26,7 @@ mod bias_add;
 mod conv2d;
 mod conv2d_backprop_input;
 mod depthwise;
+mod leaky_relu;
 mod max_pool;
 mod softmax;
 pub mod sources;
@@ -34,5 +37,6 @@ pub use bias_add::BiasAddGpu;
 pub use conv2d::{Conv2DGpu, ConvElement, CudnnHalf};
 pub use conv2d_backprop_input::{Conv2DBackpropInputGpu, backprop_input_crop};
 pub use depthwise::{DepthwiseConv2dNativeGpu, depthwise_as_grouped};
+pub use leaky_relu::LeakyReluGpu;
 pub use max_pool::{MaxPoolGpu, PoolGeometryArg};
 pub use softmax::SoftmaxGpu;

@@ -77,6 +77,36 @@ extern "C" __global__ void bias_add(const T* __restrict__ x, const T* __restrict
     ))
 }
 
+/// `LeakyRelu`: entry `leaky_relu(const T* x, T* y, index_t n, float
+/// alpha)` (`x` may equal `y`): `x > 0 ? x : x * alpha`, with `alpha`
+/// rounded to T first and the product rounded once (TF's `LeakyReluOp`).
+pub fn leaky_relu(dtype: DataType) -> Result<KernelSource, KernelError> {
+    if !is_float(dtype) {
+        return Err(KernelError::unimplemented(format!(
+            "LeakyRelu has no GPU kernel for {dtype:?}"
+        )));
+    }
+    let ctype = element("LeakyRelu", dtype)?;
+    let code = format!(
+        r#"{head}
+extern "C" __global__ void leaky_relu(const T* x, T* y, index_t n, float alpha) {{
+    const C a = load(store<T>((C)alpha));
+    GRID_STRIDE(i, n) {{
+        const T v = x[i];
+        const C c = load(v);
+        y[i] = c > (C)0 ? v : store<T>(c * a);
+    }}
+}}
+"#,
+        head = head(ctype)
+    );
+    Ok(KernelSource::new(
+        format!("nn/LeakyRelu/{ctype}"),
+        code,
+        ["leaky_relu"],
+    ))
+}
+
 /// `-inf` of the compute type (`float` or `double`).
 fn neg_inf(dtype: DataType) -> &'static str {
     if dtype == DataType::DtDouble {
@@ -413,6 +443,7 @@ extern "C" __global__ void pad(const T* __restrict__ x, T* __restrict__ y, index
 pub fn source_of(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
     match op {
         "BiasAdd" => bias_add(dtype),
+        "LeakyRelu" => leaky_relu(dtype),
         "Softmax" => softmax(dtype),
         "MaxPool" => max_pool(dtype),
         "FusedBatchNormV3" => batch_norm(dtype),
@@ -449,6 +480,7 @@ mod tests {
         assert!(softmax(DataType::DtInt32).is_err());
         assert!(batch_norm(DataType::DtDouble).is_err());
         assert!(bias_add(DataType::DtComplex64).is_err());
+        assert!(leaky_relu(DataType::DtInt32).is_err());
         assert!(max_pool(DataType::DtBool).is_err());
         assert!(source_of("MatMul", DataType::DtFloat).is_err());
     }

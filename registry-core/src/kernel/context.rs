@@ -455,6 +455,26 @@ impl<'a> OpKernelContext<'a> {
         Ok(())
     }
 
+    /// Sets each output `i` to input `i`, taken without a copy, wherever
+    /// it is: the whole of the identity kernels (`Identity`,
+    /// `StopGradient`, `PreventGradient`, `IdentityN`) on any device. An
+    /// error when the node has as many outputs as inputs not.
+    pub fn forward_every_input(&mut self) -> Result<(), KernelError> {
+        if self.num_inputs() != self.num_outputs() {
+            return Err(KernelError::internal(format!(
+                "{} has {} inputs but {} outputs",
+                self.info.op(),
+                self.num_inputs(),
+                self.num_outputs()
+            )));
+        }
+        for i in 0..self.num_inputs() {
+            let input = self.take_input(i)?;
+            self.set_output(i, input)?;
+        }
+        Ok(())
+    }
+
     /// Output `index`, if it was set.
     #[inline]
     pub fn output(&self, index: usize) -> Option<&Tensor> {
