@@ -13,7 +13,8 @@
 #   - kernels-cuda's `gpu` criterion bench                -> bench-gpu
 #   - the `opreg` CLI (opreg-cli, default features: cuda) -> opreg
 # and copies the shared TensorFlow graphs (graph.pb, io.json) to
-# shared/graphs, all staged in target/gpu-verify/ and packed into
+# shared/graphs and the feed-forward models (mobilenet_v2, unet_small,
+# transformer_encoder) to shared/models, all staged in target/gpu-verify/ and packed into
 # .device-bin/bundle.tar.xz (the binaries share most of their code, so xz
 # packs ~20 MiB each into a few MiB in all). It fails when .device-bin would
 # not fit the 64 MiB a device run can carry.
@@ -25,8 +26,10 @@
 # are `#[ignore = "needs a GPU"]`, so they run here and are reported as
 # ignored elsewhere; a failure, or a test that printed "skipped:", fails the
 # run; OPREG_REQUIRE_NVRTC=1, so a missing NVRTC fails the source
-# checks), runs `opreg run --device gpu` on every shared
-# graph, and runs the bench binary with --bench. Logs go to $OUT (or a
+# checks; gpu_graphs compares every graph and model with TF's outputs), runs
+# `opreg run --device gpu` on every shared graph, times each model with
+# `opreg bench --device gpu` (the "N runs: min ..." line goes to the
+# summary), and runs the bench binary with --bench. Logs go to $OUT (or a
 # temporary folder when OUT is unset), in four files: tests.log, opreg.log,
 # bench.log, summary.txt. Exit status 0 only when everything passed. Without
 # a GPU (no nvidia-smi, or it fails) `run` stops at once with exit status 2,
@@ -141,6 +144,15 @@ build() {
         fi
         mkdir -p "$stage/shared/graphs/$(basename "$g")"
         cp "$g/graph.pb" "$g/io.json" "$stage/shared/graphs/$(basename "$g")/" || die "copying $g"
+    done
+
+    echo "== shared models"
+    local m
+    for m in mobilenet_v2 unet_small transformer_encoder; do
+        [ -f "$shared/models/$m/graph.pb" ] || die "no shared model at $shared/models/$m"
+        mkdir -p "$stage/shared/models/$m"
+        cp "$shared/models/$m/graph.pb" "$shared/models/$m/io.json" "$stage/shared/models/$m/" ||
+            die "copying model $m"
     done
 
     echo "== packing $bundle"
@@ -272,6 +284,20 @@ print(":".join(found))
             note "ok: opreg run --device gpu $name"
         else
             fail "opreg run --device gpu $name: $(sed -n "/^===== $name\$/,\$p" "$opreg_log" | grep -m1 -i 'error')"
+        fi
+    done
+
+    echo "== opreg bench --device gpu (models)"
+    local timing
+    for g in "$bin"/shared/models/*/; do
+        [ -f "$g/graph.pb" ] || continue
+        name=$(basename "$g")
+        echo "===== bench $name" >>"$opreg_log"
+        if timeout "$opreg_timeout" "$bin/opreg" bench "$g/graph.pb" --feeds "$g/io.json" --device gpu --runs 50 --top 5 >>"$opreg_log" 2>&1; then
+            timing=$(sed -n "/^===== bench $name\$/,\$p" "$opreg_log" | grep -m1 'runs:')
+            note "ok: opreg bench --device gpu $name: $timing"
+        else
+            fail "opreg bench --device gpu $name: $(sed -n "/^===== bench $name\$/,\$p" "$opreg_log" | grep -m1 -i 'error')"
         fi
     done
 

@@ -1,9 +1,11 @@
 //! Every shared TensorFlow graph runs with `devices: ["GPU", "CPU"]` and its
 //! fetches match TensorFlow's within the tolerances `graphs_e2e` uses
 //! (`opreg_tests::graphs::tolerance`: integers and bools exactly, f32/f64
-//! within 64 ulps, f16 within 1 ulp of half). Every node that has a GPU
-//! kernel must have been placed on the GPU; each test prints how many nodes
-//! ran on each device.
+//! within 64 ulps, f16 within 1 ulp of half); so do the feed-forward Keras
+//! models of `shared/models` (mobilenet_v2, unet_small,
+//! transformer_encoder), within the models' tolerance (`models_e2e`'s).
+//! Every node that has a GPU kernel must have been placed on the GPU; each
+//! test prints how many nodes ran on each device.
 //!
 //! Each graph test needs a GPU: it is `#[ignore = "needs a GPU"]`, so
 //! `cargo test` reports it as ignored, and `scripts/gpu-verify.sh run`
@@ -13,7 +15,7 @@
 //! a GPU, that the GPU session runs.
 
 use opreg_runtime::{Graph, RunError, Session, SessionOptions, requested_device_type};
-use opreg_tests::graphs::{SharedGraph, compare, shared_graphs};
+use opreg_tests::graphs::{SharedGraph, compare, compare_model, shared_graphs, shared_model};
 use registry_core::KernelRegistry;
 use registry_core::device::{DEVICE_CPU, DEVICE_GPU};
 use registry_core::tensor::Tensor;
@@ -47,9 +49,19 @@ fn shared_graph(name: &str) -> SharedGraph {
         .unwrap_or_else(|| panic!("no shared graph '{name}'"))
 }
 
+/// How a fetch is compared with TF's: `compare` (graphs) or
+/// `compare_model` (models); the worst relative error, or why not.
+type Comparison = fn(&str, &Tensor, &Tensor) -> Result<f64, String>;
+
 /// Compares fetched tensors with TF's; returns the worst relative error,
 /// pushing a message per mismatch to `failures`.
-fn compare_all(g: &SharedGraph, what: &str, outputs: &[Tensor], failures: &mut Vec<String>) -> f64 {
+fn compare_all(
+    g: &SharedGraph,
+    compare: Comparison,
+    what: &str,
+    outputs: &[Tensor],
+    failures: &mut Vec<String>,
+) -> f64 {
     if outputs.len() != g.fetches.len() {
         failures.push(format!(
             "{} ({what}): {} outputs for {} fetches",
@@ -83,7 +95,21 @@ fn compare_all(g: &SharedGraph, what: &str, outputs: &[Tensor], failures: &mut V
 fn check_graph_on_gpu(name: &str) {
     link();
     require_gpu(name);
-    let g = shared_graph(name);
+    check_on_gpu(&shared_graph(name), compare);
+}
+
+/// [`check_graph_on_gpu`] for model `name` of `shared/models`, compared by
+/// the models' rule.
+fn check_model_on_gpu(name: &str) {
+    link();
+    require_gpu(name);
+    check_on_gpu(&shared_model(name), compare_model);
+}
+
+/// Runs `g` on GPU+CPU twice, compares both runs with TF by `compare`,
+/// checks placement and prints the per-device node counts.
+fn check_on_gpu(g: &SharedGraph, compare: Comparison) {
+    let name = g.name.as_str();
     let graph = Graph::from_file(g.dir.join("graph.pb")).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = Session::with_options(graph, gpu_then_cpu());
     let feeds = g.feed_pairs();
@@ -92,13 +118,13 @@ fn check_graph_on_gpu(name: &str) {
     let first = session
         .run(&feeds, &fetches)
         .unwrap_or_else(|e| panic!("{name}: run with devices [GPU, CPU] failed: {e}"));
-    let worst = compare_all(&g, "first run", &first, &mut failures);
+    let worst = compare_all(g, compare, "first run", &first, &mut failures);
     // A second run reuses the plan, the kernels and the compiled GPU code.
     // GPU reductions may sum in another order between runs, so both runs
     // are compared with TF rather than with each other.
     match session.run(&feeds, &fetches) {
         Ok(again) => {
-            compare_all(&g, "second run", &again, &mut failures);
+            compare_all(g, compare, "second run", &again, &mut failures);
         }
         Err(e) => failures.push(format!("{name}: second run failed: {e}")),
     }
@@ -164,6 +190,22 @@ gpu_graph_tests!(
     mlp_f32,
 );
 
+/// The feed-forward models, one test each (the control-flow models run
+/// their loops on the host and are checked on the CPU by `models_e2e`).
+macro_rules! gpu_model_tests {
+    ($($model:ident),* $(,)?) => {
+        $(
+            #[test]
+            #[ignore = "needs a GPU"]
+            fn $model() {
+                check_model_on_gpu(stringify!($model));
+            }
+        )*
+    };
+}
+
+gpu_model_tests!(mobilenet_v2, unet_small, transformer_encoder);
+
 #[test]
 fn every_shared_graph_has_a_gpu_test() {
     let mut shared: Vec<String> = shared_graphs().into_iter().map(|g| g.name).collect();
@@ -219,7 +261,7 @@ fn gpu_sessions_fail_cleanly_without_a_gpu() {
             let outputs = cpu_session
                 .run(&feeds, &fetches)
                 .unwrap_or_else(|e| panic!("CPU session failed: {e}"));
-            compare_all(&g, "CPU", &outputs, &mut failures);
+            compare_all(&g, compare, "CPU", &outputs, &mut failures);
             eprintln!(
                 "no GPU here ({why}): GPU sessions fail with RunError::Device, CPU sessions run"
             );
@@ -227,7 +269,7 @@ fn gpu_sessions_fail_cleanly_without_a_gpu() {
         Ok(description) => {
             let outputs =
                 result.unwrap_or_else(|e| panic!("GPU session failed on {description}: {e}"));
-            compare_all(&g, "GPU", &outputs, &mut failures);
+            compare_all(&g, compare, "GPU", &outputs, &mut failures);
             eprintln!("GPU present ({description}): the GPU session ran");
         }
     }

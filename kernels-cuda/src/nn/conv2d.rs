@@ -763,7 +763,7 @@ pub(crate) fn conv_as_gemm(
 /// `Conv2D` on the GPU through cuDNN (half, float, double), NHWC or NCHW,
 /// with strides, dilations, VALID/SAME/EXPLICIT padding and grouped
 /// convolution (input depth a multiple of the filter's). The convolutions
-/// that are matrix products ([`conv_as_gemm`]: 1x1 filters, most of a
+/// that are matrix products (`conv_as_gemm`: 1x1 filters, most of a
 /// MobileNet's) are one cuBLAS call instead. Generic over the element type
 /// for cuDNN's typed descriptors ([`ConvElement`]) and cuBLAS's scales
 /// ([`GemmElement`]).
