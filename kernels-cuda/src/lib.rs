@@ -41,8 +41,16 @@ pub mod reduce;
 
 /// The sources of a registration whose kernel compiles `source(dtype)`
 /// for each type its constraint on `attr` lists (one, as `#[kernel]`
-/// registers them).
-#[cfg(feature = "cuda")]
+/// registers them). Used by every kernel group but `linalg` (cuBLAS alone).
+#[cfg(all(
+    feature = "cuda",
+    any(
+        feature = "array",
+        feature = "math",
+        feature = "nn",
+        feature = "reduce"
+    )
+))]
 pub(crate) fn sources_of_type(
     reg: &registry_core::kernel::KernelRegistration,
     attr: &str,
