@@ -1,4 +1,5 @@
-//! The GPU nn kernels against the CPU kernels: Relu, BiasAdd, Softmax,
+//! The GPU nn kernels against the CPU kernels: Relu, LeakyRelu, BiasAdd,
+//! Softmax, LogSoftmax,
 //! MaxPool, AvgPool, Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput and
 //! FusedBatchNormV3 on a few shapes and dtypes,
 //! including empty tensors, NCHW (compared through host transposes where
@@ -180,8 +181,11 @@ fn bias_add_errors_match_cpu() {
 #[ignore = "needs a GPU"]
 fn softmax_matches_cpu() {
     let dev = gpu();
-    for t in [DtHalf, DtBfloat16, DtFloat, DtDouble] {
-        let n = node("Softmax", &[t], &[]);
+    for (op, t) in ["Softmax", "LogSoftmax"]
+        .into_iter()
+        .flat_map(|op| [DtHalf, DtBfloat16, DtFloat, DtDouble].map(|t| (op, t)))
+    {
+        let n = node(op, &[t], &[]);
         for shape in [
             vec![3, 7],
             vec![2, 3, 300],

@@ -1,7 +1,7 @@
 //! GPU kernels of the neural-network ops: Conv2D, DepthwiseConv2dNative,
 //! Conv2DBackpropInput and AvgPool (cuDNN; the Conv2Ds that are matrix
-//! products on cuBLAS), and MaxPool, Softmax, BiasAdd, LeakyRelu and
-//! FusedBatchNormV3 (NVRTC kernels with the CPU kernels' and TensorFlow's
+//! products on cuBLAS), and MaxPool, Softmax, LogSoftmax, BiasAdd, LeakyRelu
+//! and FusedBatchNormV3 (NVRTC kernels with the CPU kernels' and TensorFlow's
 //! semantics). `Relu` and the other activations are entries
 //! of the unary table ([`crate::math::unary`]).
 //!
@@ -15,6 +15,7 @@
 //! | AvgPool | half, float, double |
 //! | MaxPool | half, bfloat16, float, double |
 //! | Softmax | half, bfloat16, float, double |
+//! | LogSoftmax | half, bfloat16, float, double |
 //! | Relu | half, bfloat16, float, double |
 //! | LeakyRelu | half, bfloat16, float, double |
 //! | BiasAdd | half, bfloat16, float, double, int32 |

@@ -1,9 +1,10 @@
-//! `Softmax` over the last dimension on the GPU: an NVRTC kernel with one
-//! block per row (as TF's own GPU kernel, not cuDNN, so the numerics are
-//! the CPU kernel's: `float` arithmetic for half types, NaN propagated).
+//! `Softmax` and `LogSoftmax` over the last dimension on the GPU: an NVRTC
+//! kernel with one block per row (as TF's own GPU kernel, not cuDNN, so the
+//! numerics are the CPU kernel's: `float` arithmetic for half types, NaN
+//! propagated).
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use opreg_standard_ops::Softmax;
+use opreg_standard_ops::{LogSoftmax, Softmax};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
@@ -27,10 +28,17 @@ pub(crate) fn row_blocks(rows: usize) -> LaunchConfig {
     }
 }
 
-/// `Softmax` on the GPU (half, bfloat16, float, double): for each row of
-/// the last dimension `exp(x - max(x)) * (1 / sum(exp(x - max(x))))`.
+/// `Softmax` and `LogSoftmax` on the GPU (half, bfloat16, float, double):
+/// for each row of the last dimension `exp(x - max(x)) * (1 / sum(exp(x -
+/// max(x))))`, or `(x - max(x)) - log(sum(exp(x - max(x))))`.
 #[kernel(
     op = Softmax,
+    device = GPU,
+    T = [half, bfloat16, float, double],
+    sources = nn_sources
+)]
+#[kernel(
+    op = LogSoftmax,
     device = GPU,
     T = [half, bfloat16, float, double],
     sources = nn_sources
@@ -39,13 +47,22 @@ pub(crate) fn row_blocks(rows: usize) -> LaunchConfig {
 pub struct SoftmaxGpu {
     func: CudaFunction,
     dtype: DataType,
+    /// `Softmax` or `LogSoftmax`.
+    op: &'static str,
 }
 
 impl BuildKernel for SoftmaxGpu {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let dtype = ctx.attr("T")?;
-        let func = ctx.gpu()?.function(&sources::softmax(dtype)?, "softmax")?;
-        Ok(Self { func, dtype })
+        let op = if ctx.op() == "LogSoftmax" {
+            "LogSoftmax"
+        } else {
+            "Softmax"
+        };
+        let func = ctx
+            .gpu()?
+            .function(&sources::source_of(op, dtype)?, "softmax")?;
+        Ok(Self { func, dtype, op })
     }
 }
 
@@ -74,7 +91,7 @@ impl OpKernel for SoftmaxGpu {
             // args; both buffers hold rows * classes elements of T, and the
             // block size is the REDUCE_BLOCK the source assumes.
             unsafe { launch.launch(row_blocks(rows)) }
-                .map_err(|e| gpu_error("launching Softmax", e))?;
+                .map_err(|e| gpu_error(&format!("launching {}", self.op), e))?;
         }
         Ok(())
     }

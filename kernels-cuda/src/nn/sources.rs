@@ -121,18 +121,43 @@ fn neg_inf(dtype: DataType) -> &'static str {
 /// over rows): `exp(x - max) * (1 / sum(exp(x - max)))` in `float`
 /// (`double` for double), a NaN anywhere in a row making the max NaN.
 pub fn softmax(dtype: DataType) -> Result<KernelSource, KernelError> {
+    softmax_of("Softmax", dtype)
+}
+
+/// `LogSoftmax`: [`softmax`]'s entry and reductions, writing
+/// `(x - max) - log(sum(exp(x - max)))` (TF's `SoftmaxEigenImpl` with
+/// `log = true`, and the CPU kernel).
+pub fn log_softmax(dtype: DataType) -> Result<KernelSource, KernelError> {
+    softmax_of("LogSoftmax", dtype)
+}
+
+/// The source of `Softmax` or `LogSoftmax` (`op`) on `dtype`.
+fn softmax_of(op: &str, dtype: DataType) -> Result<KernelSource, KernelError> {
     if !is_float(dtype) {
         return Err(KernelError::unimplemented(format!(
-            "Softmax has no GPU kernel for {dtype:?}"
+            "{op} has no GPU kernel for {dtype:?}"
         )));
     }
-    let ctype = element("Softmax", dtype)?;
+    let ctype = element(op, dtype)?;
+    let finish = if op == "LogSoftmax" {
+        "const C log_sum = log_c(s);
+        for (index_t j = threadIdx.x; j < classes; j += BLOCK) {
+            yr[j] = store<T>((load(xr[j]) - m) - log_sum);
+        }"
+    } else {
+        "const C inv = (C)1 / s;
+        for (index_t j = threadIdx.x; j < classes; j += BLOCK) {
+            yr[j] = store<T>(exp_c(load(xr[j]) - m) * inv);
+        }"
+    };
     let code = format!(
         r#"{head}
 #define BLOCK {block}
 
 __device__ __forceinline__ float exp_c(float v) {{ return expf(v); }}
 __device__ __forceinline__ double exp_c(double v) {{ return exp(v); }}
+__device__ __forceinline__ float log_c(float v) {{ return logf(v); }}
+__device__ __forceinline__ double log_c(double v) {{ return log(v); }}
 
 // max that lets NaN win (as the CPU kernel's fold).
 __device__ __forceinline__ C nan_max(C m, C v) {{ return (v > m || v != v) ? v : m; }}
@@ -173,10 +198,7 @@ extern "C" __global__ void softmax(const T* __restrict__ x, T* __restrict__ y, i
         C s = (C)0;
         for (index_t j = threadIdx.x; j < classes; j += BLOCK) s += exp_c(load(xr[j]) - m);
         s = block_sum(s, buf);
-        C inv = (C)1 / s;
-        for (index_t j = threadIdx.x; j < classes; j += BLOCK) {{
-            yr[j] = store<T>(exp_c(load(xr[j]) - m) * inv);
-        }}
+        {finish}
     }}
 }}
 "#,
@@ -185,7 +207,7 @@ extern "C" __global__ void softmax(const T* __restrict__ x, T* __restrict__ y, i
         neg_inf = neg_inf(dtype),
     );
     Ok(KernelSource::new(
-        format!("nn/Softmax/{ctype}"),
+        format!("nn/{op}/{ctype}"),
         code,
         ["softmax"],
     ))
@@ -445,6 +467,7 @@ pub fn source_of(op: &str, dtype: DataType) -> Result<KernelSource, KernelError>
         "BiasAdd" => bias_add(dtype),
         "LeakyRelu" => leaky_relu(dtype),
         "Softmax" => softmax(dtype),
+        "LogSoftmax" => log_softmax(dtype),
         "MaxPool" => max_pool(dtype),
         "FusedBatchNormV3" => batch_norm(dtype),
         "Conv2D" | "DepthwiseConv2dNative" | "Conv2DBackpropInput" => conv_layout(dtype),
@@ -466,18 +489,22 @@ mod tests {
     #[test]
     fn keys_are_unique_per_op_and_dtype() {
         let mut keys = std::collections::HashSet::new();
-        for op in ["BiasAdd", "Softmax", "MaxPool", "Conv2D"] {
+        for op in ["BiasAdd", "Softmax", "LogSoftmax", "MaxPool", "Conv2D"] {
             for t in [DataType::DtHalf, DataType::DtFloat, DataType::DtDouble] {
                 let s = source_of(op, t).unwrap();
                 assert!(keys.insert(s.key().to_owned()), "{}", s.key());
             }
         }
-        assert_eq!(keys.len(), 12);
+        assert_eq!(keys.len(), 15);
     }
 
     #[test]
     fn unsupported_dtypes_are_refused() {
         assert!(softmax(DataType::DtInt32).is_err());
+        assert!(log_softmax(DataType::DtInt32).is_err());
+        let log = log_softmax(DataType::DtFloat).unwrap();
+        assert_eq!(log.key(), "nn/LogSoftmax/float");
+        assert!(log.code().contains("- log_sum"), "{}", log.code());
         assert!(batch_norm(DataType::DtDouble).is_err());
         assert!(bias_add(DataType::DtComplex64).is_err());
         assert!(leaky_relu(DataType::DtInt32).is_err());
