@@ -479,7 +479,7 @@ fn workspace(ctx: &OpKernelContext<'_>, bytes: usize) -> Result<Option<Tensor>, 
 }
 
 /// Which cuDNN convolution to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ConvDirection {
     /// `y = conv(x, w)` (`cudnnConvolutionForward`).
     Forward,
@@ -488,37 +488,38 @@ pub(crate) enum ConvDirection {
     BackwardData,
 }
 
-/// A cuDNN convolution algorithm, of either direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Algorithm {
-    Forward(cudnn_sys::cudnnConvolutionFwdAlgo_t),
-    BackwardData(cudnn_sys::cudnnConvolutionBwdDataAlgo_t),
-}
+/// What a cuDNN algorithm is chosen for: element type and sizes.
+type AlgorithmKey = (DataType, CudnnConvDims);
 
-/// What a cuDNN algorithm is chosen for: direction, element type, sizes.
-type AlgorithmKey = (ConvDirection, DataType, CudnnConvDims);
+/// Algorithms of one direction chosen so far, with their workspace sizes.
+type AlgorithmCache<A> = LazyLock<Mutex<HashMap<AlgorithmKey, (A, usize)>>>;
 
 /// The algorithm cuDNN's heuristics chose for each convolution run so far,
-/// with its workspace size. Asking (`cudnnGetConvolution*Algorithm_v7`)
-/// costs about a millisecond of CPU time per call in cuDNN 9 (a MobileNet's
-/// 1x1 convolutions took 1 to 3 ms each on an H200 when every call asked),
-/// so it is asked once per direction, type and shape, as TF's and
-/// PyTorch's algorithm caches do. There is one GPU (device 0) per process.
-static ALGORITHMS: LazyLock<Mutex<HashMap<AlgorithmKey, (Algorithm, usize)>>> =
+/// with its workspace size, one cache per direction. Asking
+/// (`cudnnGetConvolution*Algorithm_v7`) costs about a millisecond of CPU
+/// time per call in cuDNN 9 (a MobileNet's 1x1 convolutions took 1 to 3 ms
+/// each on an H200 when every call asked), so it is asked once per
+/// direction, type and shape, as TF's and PyTorch's algorithm caches do.
+/// There is one GPU (device 0) per process.
+static FORWARD_ALGORITHMS: AlgorithmCache<cudnn_sys::cudnnConvolutionFwdAlgo_t> =
+    LazyLock::new(Mutex::default);
+/// [`FORWARD_ALGORITHMS`] for backward-data convolutions.
+static BACKWARD_DATA_ALGORITHMS: AlgorithmCache<cudnn_sys::cudnnConvolutionBwdDataAlgo_t> =
     LazyLock::new(Mutex::default);
 
-/// The cached algorithm and workspace bytes of `key`, or `choose`'s, then
-/// cached.
-fn algorithm_for(
+/// The algorithm and workspace bytes `cache` holds for `key`, or
+/// `choose`'s, then cached.
+fn algorithm_for<A: Copy>(
+    cache: &AlgorithmCache<A>,
     key: AlgorithmKey,
-    choose: impl FnOnce() -> Result<(Algorithm, usize), KernelError>,
-) -> Result<(Algorithm, usize), KernelError> {
-    let cache = || ALGORITHMS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(&found) = cache().get(&key) {
+    choose: impl FnOnce() -> Result<(A, usize), KernelError>,
+) -> Result<(A, usize), KernelError> {
+    let lock = || cache.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&found) = lock().get(&key) {
         return Ok(found);
     }
     let chosen = choose()?;
-    cache().insert(key, chosen);
+    lock().insert(key, chosen);
     Ok(chosen)
 }
 
@@ -559,10 +560,6 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
             let cudnn_err =
                 |what: &'static str| move |e: CudnnError| gpu_error(&format!("{what} ({op})"), e);
             let (x_desc, w_desc, y_desc, conv) = describe::<T>(cudnn, op, d)?;
-            // The cache is keyed by direction: never another's algorithm.
-            let mismatch = |found: (Algorithm, usize)| {
-                KernelError::internal(format!("{op}: cached {found:?} for {direction:?}"))
-            };
             // SAFETY: the buffers hold T elements (src, w and dst of this
             // kernel's dtype, src_len, w_len and dst_len of them, checked
             // above), and `T::Data` is T's cuDNN element type of the same
@@ -581,18 +578,15 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
                         w: &w_desc,
                         y: &y_desc,
                     };
-                    let (algo, bytes) = match algorithm_for((direction, T::DTYPE, *d), || {
+                    let (algo, bytes) = algorithm_for(&FORWARD_ALGORITHMS, (T::DTYPE, *d), || {
                         let algo = op
                             .pick_algorithm()
                             .map_err(cudnn_err("choosing a cuDNN convolution algorithm"))?;
                         let bytes = op
                             .get_workspace_size(algo)
                             .map_err(cudnn_err("sizing a cuDNN convolution's workspace"))?;
-                        Ok((Algorithm::Forward(algo), bytes))
-                    })? {
-                        (Algorithm::Forward(algo), bytes) => (algo, bytes),
-                        other => return Err(mismatch(other)),
-                    };
+                        Ok((algo, bytes))
+                    })?;
                     let mut scratch = workspace(ctx, bytes)?;
                     let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
                     // SAFETY: the descriptors describe exactly these buffers
@@ -619,18 +613,16 @@ pub(crate) fn run_cudnn_conv<T: ConvElement>(
                         w: &w_desc,
                         dy: &y_desc,
                     };
-                    let (algo, bytes) = match algorithm_for((direction, T::DTYPE, *d), || {
-                        let algo = op
-                            .pick_algorithm()
-                            .map_err(cudnn_err("choosing a cuDNN backward-data algorithm"))?;
-                        let bytes = op
-                            .get_workspace_size(algo)
-                            .map_err(cudnn_err("sizing a cuDNN backward-data workspace"))?;
-                        Ok((Algorithm::BackwardData(algo), bytes))
-                    })? {
-                        (Algorithm::BackwardData(algo), bytes) => (algo, bytes),
-                        other => return Err(mismatch(other)),
-                    };
+                    let (algo, bytes) =
+                        algorithm_for(&BACKWARD_DATA_ALGORITHMS, (T::DTYPE, *d), || {
+                            let algo = op
+                                .pick_algorithm()
+                                .map_err(cudnn_err("choosing a cuDNN backward-data algorithm"))?;
+                            let bytes = op
+                                .get_workspace_size(algo)
+                                .map_err(cudnn_err("sizing a cuDNN backward-data workspace"))?;
+                            Ok((algo, bytes))
+                        })?;
                     let mut scratch = workspace(ctx, bytes)?;
                     let workspace = scratch.as_mut().map(gpu_slice_mut).transpose()?;
                     // SAFETY: as for the forward convolution (src is dy,

@@ -45,7 +45,8 @@ impl BuildKernel for LeakyReluGpu {
 
 impl OpKernel for LeakyReluGpu {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let x = ctx.gpu_input(0, self.dtype)?;
+        // Checked before the output is allocated.
+        ctx.gpu_input(0, self.dtype)?;
         let shape = ctx.input(0)?.shape().clone();
         let n = shape.num_elements();
         let forwarded = ctx.forward_input_or_allocate_output(&[0], 0, shape)?;
@@ -53,7 +54,7 @@ impl OpKernel for LeakyReluGpu {
             return Ok(());
         }
         let y = ctx.gpu_output(0)?;
-        let x = if forwarded.is_some() { y } else { x };
+        let x = ctx.gpu_operand(0, self.dtype, forwarded, y)?;
         let (len, alpha) = (n as i64, self.alpha);
         let mut launch = ctx.gpu()?.stream().launch_builder(&self.func);
         launch.arg(&x).arg(&y).arg(&len).arg(&alpha);
