@@ -131,7 +131,7 @@ fn compute_with<'a, T: BatchElement>(
     let [x, y] = inputs;
     let g = BatchMatMulGeometry::new(x.shape(), y.shape(), adj_x, adj_y)?;
     let (xs, ys) = (x_of(x)?, y_of(y)?);
-    let out = ctx.allocate_output(0, g.out_shape.clone())?;
+    let out = ctx.allocate_output_to_overwrite(0, g.out_shape.clone())?;
     batch_matmul(&g, &xs, &ys, adj_x, adj_y, out.as_mut_slice::<T>()?)
 }
 

@@ -103,7 +103,9 @@ impl<T: BiasElement> OpKernel for BiasAddKernel<T> {
             add_bias(out, None, bias, inner);
         } else {
             let value = ctx.input(0)?.clone();
-            let out = ctx.allocate_output(0, value_shape)?.as_mut_slice::<T>()?;
+            let out = ctx
+                .allocate_output_to_overwrite(0, value_shape)?
+                .as_mut_slice::<T>()?;
             add_bias(out, Some(value.as_slice::<T>()?), bias, inner);
         }
         Ok(())

@@ -57,12 +57,13 @@ pub(super) fn conv2d<T: ConvElement>(
     let input = ctx.input(0)?.clone();
     let filter = ctx.input(1)?.clone();
     let geo = params.geometry(input.dims(), filter.dims())?;
-    let out = ctx.allocate_output(0, geo.out_shape(params.format))?;
+    let out = ctx.allocate_output_to_overwrite(0, geo.out_shape(params.format))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
-        // Nothing to compute, or only padding: the zero-filled output
-        // (then the epilogue).
+        // Nothing to compute, or only padding: zeros (then the epilogue).
+        let out = out.as_mut_slice::<T>()?;
+        out.fill(T::default());
         if let Some(epilogue) = epilogue {
-            epilogue(out.as_mut_slice::<T>()?);
+            epilogue(out);
         }
         return Ok(geo.out_depth);
     }

@@ -94,11 +94,13 @@ pub(super) fn depthwise_conv2d<T: DepthwiseElement>(
     let filter = ctx.input(1)?.clone();
     let (g, multiplier) = params.depthwise_geometry(input.shape(), filter.shape())?;
     let f = params.format;
-    let out = ctx.allocate_output(0, g.out_shape(f))?;
+    let out = ctx.allocate_output_to_overwrite(0, g.out_shape(f))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
-        // Only padding: the zero-filled output (then the epilogue).
+        // Only padding: zeros (then the epilogue).
+        let out = out.as_mut_slice::<T>()?;
+        out.fill(T::default());
         if let Some(epilogue) = epilogue {
-            epilogue(out.as_mut_slice::<T>()?);
+            epilogue(out);
         }
         return Ok(g.out_depth);
     }

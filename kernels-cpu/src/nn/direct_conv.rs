@@ -530,11 +530,18 @@ mod simd {
             }
             let c0 = block * V * lanes;
             let width = (V * lanes).min(out_depth - c0);
+            // The sums go out through a copy: a view of `acc` itself as
+            // lanes (its address taken) kept it in memory, a store per
+            // multiply-add in the loop above.
+            let mut lanes_out = [0.0f32; 32];
             for (p, acc) in acc.iter().enumerate() {
-                let acc: &[f32] = pulp::bytemuck::cast_slice(acc);
+                let (vectors, _) = S::as_mut_simd_f32s(&mut lanes_out[..V * lanes]);
+                for (v, &a) in vectors.iter_mut().zip(acc) {
+                    *v = a;
+                }
                 let at = p * out_depth + c0;
                 if let Some(o) = out.get_mut(at..at + width) {
-                    for (o, &a) in o.iter_mut().zip(acc) {
+                    for (o, &a) in o.iter_mut().zip(&lanes_out) {
                         *o = T::narrow(a);
                     }
                 }

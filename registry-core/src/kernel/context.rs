@@ -221,9 +221,10 @@ impl<'a> OpKernelContext<'a> {
 
     /// [`allocate_output`](Self::allocate_output) for a kernel that writes
     /// every element of the output: its values are unspecified until then
-    /// (zeros when opreg allocates it; whatever the allocator held when the
-    /// memory comes from another framework's allocator, such as
-    /// TensorFlow's, which is then not zero-filled first).
+    /// (in host memory, zeros or what a reused buffer held, not zero-filled
+    /// first; whatever the allocator held when the memory comes from
+    /// another framework's allocator, such as TensorFlow's). A `bool`
+    /// output is still zero-filled.
     #[inline]
     pub fn allocate_output_to_overwrite(
         &mut self,
@@ -247,7 +248,12 @@ impl<'a> OpKernelContext<'a> {
             return Ok(self.output_slot(index)?.insert(tensor));
         }
         if self.info.output_in_host_memory(index) {
-            return Ok(Tensor::zeros_in(self.output_slot(index)?, dtype, shape)?);
+            let slot = self.output_slot(index)?;
+            return Ok(if zeroed {
+                Tensor::zeros_in(slot, dtype, shape)?
+            } else {
+                Tensor::for_overwrite_in(slot, dtype, shape)?
+            });
         }
         let tensor = self.device.allocate(dtype, shape)?;
         Ok(self.output_slot(index)?.insert(tensor))

@@ -26,6 +26,7 @@ mod dtype;
 mod f64_view;
 mod list;
 mod proto;
+mod recycle;
 mod shape;
 mod storage;
 mod variant;
@@ -314,7 +315,33 @@ impl Tensor {
         dtype: DataType,
         shape: TensorShape,
     ) -> Result<&mut Tensor, TensorError> {
-        let storage = Self::zeroed_storage(dtype, &shape)?;
+        Self::new_in(slot, dtype, shape, true)
+    }
+
+    /// A host tensor of `dtype` and `shape` built directly in `slot`, as
+    /// [`zeros_in`](Self::zeros_in), for a kernel that writes every element:
+    /// the elements are unspecified (but valid) values until then, not
+    /// zero-filled first when a freed buffer of its size is reused
+    /// ([`HostBuffer::for_overwrite`]). `DT_BOOL`, strings and variants are
+    /// filled as by [`zeros`](Self::zeros).
+    #[inline]
+    pub(crate) fn for_overwrite_in(
+        slot: &mut Option<Tensor>,
+        dtype: DataType,
+        shape: TensorShape,
+    ) -> Result<&mut Tensor, TensorError> {
+        Self::new_in(slot, dtype, shape, dtype == DataType::DtBool)
+    }
+
+    /// A tensor built in `slot`, zero-filled with `zero`.
+    #[inline]
+    fn new_in(
+        slot: &mut Option<Tensor>,
+        dtype: DataType,
+        shape: TensorShape,
+        zero: bool,
+    ) -> Result<&mut Tensor, TensorError> {
+        let storage = Self::new_storage(dtype, &shape, zero)?;
         Ok(slot.insert(Self {
             dtype,
             shape,
@@ -325,6 +352,17 @@ impl Tensor {
     /// Zero-filled storage for `dtype` and `shape`.
     #[inline]
     fn zeroed_storage(dtype: DataType, shape: &TensorShape) -> Result<Storage, TensorError> {
+        Self::new_storage(dtype, shape, true)
+    }
+
+    /// Storage for `dtype` and `shape`: zero-filled with `zero`, else
+    /// (fixed-size elements only) possibly holding a reused buffer's bytes.
+    #[inline]
+    fn new_storage(
+        dtype: DataType,
+        shape: &TensorShape,
+        zero: bool,
+    ) -> Result<Storage, TensorError> {
         let n = shape.num_elements();
         if dtype == DataType::DtString {
             let bytes = (n as u64).saturating_mul(std::mem::size_of::<Vec<u8>>() as u64);
@@ -352,7 +390,12 @@ impl Tensor {
         let size = element_size(dtype).ok_or_else(|| TensorError::UnsupportedDtype(dtype))?;
         let bytes = (n as u64).saturating_mul(size as u64);
         check_limit(dtype, shape, bytes)?;
-        Ok(Storage::Host(HostBuffer::zeroed(bytes as usize)?))
+        let buffer = if zero {
+            HostBuffer::zeroed(bytes as usize)?
+        } else {
+            HostBuffer::for_overwrite(bytes as usize)?
+        };
+        Ok(Storage::Host(buffer))
     }
 
     /// A tensor whose elements live in device memory `buffer` (which must

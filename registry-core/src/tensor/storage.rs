@@ -87,17 +87,45 @@ fn align_offset(ptr: *const u8) -> usize {
 }
 
 impl RawBuffer {
-    /// A zeroed block of `len` bytes (a mapping when large), or an error
-    /// when over the allocation cap or refused by the allocator.
-    fn zeroed(len: usize) -> Result<Self, TensorError> {
+    /// A block of `len` bytes (a mapping when large), or an error when
+    /// over the allocation cap or refused by the allocator. Its bytes are
+    /// zeros with `zero`; without, a [recycled](super::recycle) block keeps
+    /// the (initialised) bytes it held.
+    fn new(len: usize, zero: bool) -> Result<Self, TensorError> {
         if let Err(limit) = crate::limits::check_allocation(len as u64) {
             return Err(TensorError::AllocationLimit {
                 bytes: len as u64,
                 limit,
             });
         }
+        let mut raw = Self::allocate(len, zero)?;
+        if !zero && cfg!(debug_assertions) {
+            // Debug builds poison what a writer must overwrite (NaN for
+            // floats, -1 for integers), so that a kernel that leaves an
+            // element unwritten fails its tests instead of passing on
+            // zeros.
+            if let Some(bytes) = raw.bytes_mut() {
+                bytes.fill(0xFF);
+            }
+        }
+        Ok(raw)
+    }
+
+    /// [`new`](Self::new) after the allocation cap's check.
+    fn allocate(len: usize, zero: bool) -> Result<Self, TensorError> {
         if let Some(mapping) = map_zeroed(len) {
             return Ok(RawBuffer::Mapped(mapping));
+        }
+        if let Some(base) = super::recycle::take(len) {
+            let mut raw = RawBuffer::Heap {
+                base,
+                offset: align_offset(base.as_ptr()),
+                len,
+            };
+            if zero && let Some(bytes) = raw.bytes_mut() {
+                bytes.fill(0);
+            }
+            return Ok(raw);
         }
         let layout = Self::heap_layout(len).ok_or(TensorError::AllocationFailed { bytes: len })?;
         // SAFETY: `layout` has a non-zero size (at least one byte).
@@ -133,7 +161,8 @@ impl RawBuffer {
         match self {
             RawBuffer::Heap { base, offset, len } => {
                 // SAFETY: `base` is a live allocation of `heap_layout(len)`,
-                // i.e. at least `offset + len` zero-initialised bytes (offset
+                // i.e. at least `offset + len` initialised bytes (zeroed when
+                // allocated) (offset
                 // < 48 was reserved), written only through `bytes_mut`, which
                 // needs `&mut self`; the slice borrows `self`, which owns the
                 // block until `Drop`.
@@ -191,10 +220,13 @@ unsafe impl Sync for RawBuffer {}
 impl Drop for RawBuffer {
     fn drop(&mut self) {
         if let RawBuffer::Heap { base, len, .. } = self
+            && let Err(base) = super::recycle::keep(*base, *len)
             && let Some(layout) = Self::heap_layout(*len)
         {
             // SAFETY: `base` was returned by `alloc_zeroed` with this exact
-            // layout (same `len`, same alignment) and is freed only here.
+            // layout (same `len`, same alignment; a recycled block was
+            // allocated for the same `len`) and is freed only here, once
+            // the recycler has refused it.
             unsafe { alloc::dealloc(base.as_ptr(), layout) }
         }
     }
@@ -243,13 +275,37 @@ impl HostBuffer {
     /// too large for the allocator, or fails.
     #[inline]
     pub fn zeroed(len: usize) -> Result<Self, TensorError> {
+        Self::new(len, true)
+    }
+
+    /// Allocates `len` bytes for a writer that sets every one of them
+    /// before anything reads them: zeros, or, when a freed block of the
+    /// same size is [reused](super::recycle), the bytes it held (the zero
+    /// fill is skipped). Errors as [`zeroed`](Self::zeroed) does.
+    ///
+    /// The bytes are always initialised, but may be any values: not for a
+    /// type some of whose bit patterns are invalid (`bool`).
+    ///
+    /// ```
+    /// use registry_core::tensor::HostBuffer;
+    /// let buffer = HostBuffer::for_overwrite(1 << 16).unwrap();
+    /// assert_eq!(buffer.len(), 1 << 16);
+    /// assert_eq!(buffer.as_ptr() as usize % 64, 0);
+    /// ```
+    #[inline]
+    pub fn for_overwrite(len: usize) -> Result<Self, TensorError> {
+        Self::new(len, false)
+    }
+
+    #[inline]
+    fn new(len: usize, zero: bool) -> Result<Self, TensorError> {
         let bytes = if len <= INLINE_CAPACITY {
             Bytes::Inline {
                 len: len as u8,
                 bytes: InlineBytes([0; INLINE_CAPACITY]),
             }
         } else {
-            Bytes::Shared(Arc::new(RawBuffer::zeroed(len)?))
+            Bytes::Shared(Arc::new(RawBuffer::new(len, zero)?))
         };
         Ok(Self { bytes })
     }

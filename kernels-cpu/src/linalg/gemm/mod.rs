@@ -175,9 +175,10 @@ pub(crate) fn matmul<T: GemmElement>(
         b.shape()
     );
     let (m, k, n) = (a_dims[1 - a_inner], a_dims[a_inner], b_dims[1 - b_inner]);
-    let out = ctx.allocate_output(0, [m, n])?;
+    let out = ctx.allocate_output_to_overwrite(0, [m, n])?;
     if m == 0 || n == 0 || k == 0 {
-        // Empty product, or k = 0: the zero-filled output is the answer.
+        // Empty product, or k = 0: zeros are the answer.
+        out.as_mut_slice::<T>()?.fill(T::default());
         return Ok(n);
     }
     let a_view = MatRef::row_major(a.as_slice::<T>()?, a_dims[0], a_dims[1])?;
