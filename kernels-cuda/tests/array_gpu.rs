@@ -576,3 +576,34 @@ fn identities_forward_device_buffers() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs a GPU"]
+fn snapshot_forwards_or_copies_as_the_cpu() {
+    let dev = gpu();
+    for (k, &dt) in TYPES.iter().enumerate() {
+        for shape in [&[2, 3, 4][..], &[], &[0, 3], &[1001]] {
+            let x = data(dt, shape, 60 + k as u64);
+            // A unique input is forwarded; the values are the CPU's.
+            compare(&dev, "Snapshot", std::slice::from_ref(&x), &[], &[]).unwrap();
+            // A shared input is copied: the output owns its bytes, and the
+            // input keeps its values.
+            let node = node_for("Snapshot", std::slice::from_ref(&x), &[]);
+            let d = upload(&dev, std::slice::from_ref(&x), &[]).remove(0);
+            let out = create_op_kernel("GPU", &node)
+                .unwrap()
+                .compute([d.clone()])
+                .unwrap();
+            assert!(
+                !out[0].shares_buffer_with(&d) || x.num_elements() == 0,
+                "Snapshot shared a held buffer of {dt:?}"
+            );
+            assert!(!out[0].is_on_host());
+            assert_eq!(out[0].shape(), x.shape());
+            let back = out[0].to_host().unwrap();
+            assert_eq!(back.as_bytes().unwrap(), x.as_bytes().unwrap());
+            let kept = d.to_host().unwrap();
+            assert_eq!(kept.as_bytes().unwrap(), x.as_bytes().unwrap());
+        }
+    }
+}

@@ -184,7 +184,19 @@ fn run_gpu(
     inputs: &[Tensor],
     shared: bool,
 ) -> Result<Vec<Tensor>, String> {
-    let on_gpu = upload(dev, inputs, &[]);
+    run_gpu_placed(dev, node, inputs, &[], shared)
+}
+
+/// [`run_gpu`], the inputs at the indices in `host` left in host memory
+/// (host-memory args).
+fn run_gpu_placed(
+    dev: &GpuDevice,
+    node: &NodeDef,
+    inputs: &[Tensor],
+    host: &[usize],
+    shared: bool,
+) -> Result<Vec<Tensor>, String> {
+    let on_gpu = upload(dev, inputs, host);
     let kept = if shared { on_gpu.clone() } else { Vec::new() };
     let out = compute_on_gpu(node, on_gpu).map_err(|e| e.to_string())?;
     for (i, (k, original)) in kept.iter().zip(inputs).enumerate() {
@@ -209,12 +221,26 @@ fn check(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor], ulps: u64) {
 /// [`check`], floats also matching within `abs` of each other.
 #[track_caller]
 fn check_within(dev: &GpuDevice, node: &NodeDef, inputs: &[Tensor], ulps: u64, abs: f64) {
+    check_placed(dev, node, inputs, &[], ulps, abs);
+}
+
+/// [`check_within`], the inputs at the indices in `host` left in host
+/// memory for the GPU kernel.
+#[track_caller]
+fn check_placed(
+    dev: &GpuDevice,
+    node: &NodeDef,
+    inputs: &[Tensor],
+    host: &[usize],
+    ulps: u64,
+    abs: f64,
+) {
     let shapes: Vec<String> = inputs.iter().map(|t| t.shape().to_string()).collect();
     let types: Vec<&str> = inputs.iter().map(|t| t.dtype().type_name()).collect();
     let what = format!("{} {:?} {:?}", node.op, types, shapes);
     let cpu = run_cpu(node, inputs).map_err(|e| e.to_string());
     for shared in [false, true] {
-        let gpu = run_gpu(dev, node, inputs, shared);
+        let gpu = run_gpu_placed(dev, node, inputs, host, shared);
         match (&gpu, &cpu) {
             (Ok(g), Ok(c)) => {
                 assert_eq!(g.len(), c.len(), "{what}: outputs");
@@ -845,4 +871,135 @@ fn add_n_matches_cpu() {
     let node = node("AddN", &[DtHalf; 3], &[]);
     check(&dev, &node, &[h(2048.0), h(1.0), h(1.0)], 0);
     check(&dev, &node, &[h(1.0), h(1.0), h(2048.0)], 0);
+}
+
+/// Values for `ClipByValue` on `t`: floats in `[-r, r)`, integers in
+/// `[-r, r]` (`[0, 2r]` unsigned).
+fn clip_values(t: DataType, n: usize, seed: u64, r: f64) -> Vec<f64> {
+    if is_float(t) {
+        range(n, seed, -r, r)
+    } else if is_unsigned(t) {
+        ints(n, seed, 0, 2 * r as i64)
+    } else {
+        ints(n, seed, -r as i64, r as i64)
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn clip_by_value_matches_cpu() {
+    let dev = gpu();
+    for t in gpu_types("ClipByValue") {
+        let node = node("ClipByValue", &[t; 3], &[]);
+        let cases: &[(&[usize], &[usize], &[usize])] = &[
+            (&[3, 4, 5], &[], &[]),
+            (&[1001], &[1001], &[1001]),
+            (&[6, 7], &[], &[6, 7]),
+            (&[6, 7], &[6, 7], &[]),
+            (&[], &[], &[]),
+            (&[0, 3], &[], &[]),
+            (&[0, 3], &[0, 3], &[0, 3]),
+            // TF's shape errors.
+            (&[2, 3], &[3], &[]),
+            (&[2, 3], &[], &[2, 1]),
+            (&[], &[1], &[]),
+        ];
+        for (s, (ts, ls, hs)) in cases.iter().enumerate() {
+            let s = s as u64 * 7;
+            let n = |d: &[usize]| d.iter().product::<usize>();
+            // Bounds that overlap the values, and sometimes cross (lo > hi).
+            let x = tensor(t, ts, &clip_values(t, n(ts), s + 1, 100.0));
+            let lo = tensor(t, ls, &clip_values(t, n(ls), s + 2, 60.0));
+            let hi = tensor(t, hs, &clip_values(t, n(hs), s + 3, 60.0));
+            check(&dev, &node, &[x, lo, hi], 0);
+        }
+        if is_float(t) {
+            // NaN in t stays, a NaN bound is ignored, -0 and 0 are kept as
+            // chosen, infinities clip.
+            let n = SPECIALS.len();
+            let x = tensor(t, &[n], &SPECIALS);
+            let mut reversed = SPECIALS;
+            reversed.reverse();
+            let bounds = tensor(t, &[n], &reversed);
+            let scalar = |v: f64| tensor(t, &[], &[v]);
+            for (lo, hi) in [
+                (bounds.clone(), scalar(1.0)),
+                (scalar(-1.0), bounds.clone()),
+                (scalar(f64::NAN), scalar(0.0)),
+                (scalar(0.0), scalar(-0.0)),
+            ] {
+                check(&dev, &node, &[x.clone(), lo, hi], 0);
+            }
+        } else {
+            // The type's extremes.
+            let (lo, hi) = int_range(t);
+            let x = tensor(t, &[4], &[lo, hi, 0.0, 1.0]);
+            let scalar = |v: f64| tensor(t, &[], &[v]);
+            check(&dev, &node, &[x, scalar(lo + 1.0), scalar(hi - 1.0)], 0);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn cumsum_matches_cpu() {
+    let dev = gpu();
+    for t in gpu_types("Cumsum") {
+        for tidx in [DtInt32, DtInt64] {
+            let cases: &[(&[usize], i64)] = &[
+                (&[7], 0),
+                (&[3, 4, 5], 0),
+                (&[3, 4, 5], 1),
+                (&[3, 4, 5], 2),
+                (&[3, 4, 5], -1),
+                (&[3, 4, 5], -3),
+                (&[1000], 0),
+                (&[4, 300], 1),
+                (&[300, 4], 0),
+                (&[2, 0, 3], 1),
+                (&[2, 0, 3], 2),
+                (&[0], 0),
+                // TF's axis errors.
+                (&[2, 3], 2),
+                (&[2, 3], -3),
+                (&[], 0),
+            ];
+            for (s, &(shape, axis)) in cases.iter().enumerate() {
+                let n = shape.iter().product();
+                let v = if is_float(t) {
+                    range(n, s as u64, -1.0, 1.0)
+                } else {
+                    // Large enough for the sums to wrap.
+                    let (lo, hi) = int_range(t);
+                    range(n, s as u64, lo / 4.0, hi / 4.0)
+                        .into_iter()
+                        .map(f64::trunc)
+                        .collect()
+                };
+                let x = tensor(t, shape, &v);
+                let axis = tensor(tidx, &[], &[axis as f64]);
+                for (exclusive, reverse) in
+                    [(false, false), (true, false), (false, true), (true, true)]
+                {
+                    let attrs = [("exclusive", exclusive.into()), ("reverse", reverse.into())];
+                    let node = node("Cumsum", &[t, tidx], &attrs);
+                    check_placed(&dev, &node, &[x.clone(), axis.clone()], &[1], 0, 0.0);
+                }
+            }
+        }
+        // The axis must be a scalar.
+        let plain = node("Cumsum", &[t, DtInt32], &[]);
+        let x = tensor(t, &[2, 3], &[1.0; 6]);
+        let axis = tensor(DtInt32, &[1], &[0.0]);
+        check_placed(&dev, &plain, &[x, axis], &[1], 0, 0.0);
+        // Half rounds after each addition, in scan order.
+        if t == DtHalf {
+            let x = tensor(t, &[3], &[2048.0, 1.0, 1.0]);
+            let axis = tensor(DtInt32, &[], &[0.0]);
+            for reverse in [false, true] {
+                let reversed = node("Cumsum", &[t, DtInt32], &[("reverse", reverse.into())]);
+                check_placed(&dev, &reversed, &[x.clone(), axis.clone()], &[1], 0, 0.0);
+            }
+        }
+    }
 }

@@ -1,8 +1,10 @@
-//! MatMul, BatchMatMulV2 and BatchMatMulV3 on the GPU (cuBLAS) against the
-//! CPU kernels: every transpose (adjoint) combination,
+//! MatMul, BatchMatMulV2, BatchMatMulV3 and Einsum on the GPU (cuBLAS)
+//! against the CPU kernels: every transpose (adjoint) combination,
 //! half/bfloat16/float/double, batch broadcasting (strided and per-matrix
-//! products), empty and `k = 0` products, and TF's shape errors. Each test is ignored unless asked
-//! for with `--ignored` (it needs a GPU).
+//! products), empty and `k = 0` products, Einsum's equation forms
+//! (contractions, summed labels, diagonals, repeated output labels,
+//! broadcasting, more than 8 dimensions), and TF's shape errors. Each test
+//! is ignored unless asked for with `--ignored` (it needs a GPU).
 #![cfg(all(feature = "cuda", feature = "linalg"))]
 
 use crate::common;
@@ -262,6 +264,118 @@ fn batch_matmul_errors_match_cpu() {
                 .unwrap_err()
                 .to_string();
             assert_eq!(gpu, cpu);
+        }
+    }
+}
+
+// ---- Einsum ----
+
+/// Runs Einsum with `equation` on both devices: the same output, within
+/// `terms` (the products summed into each output element) roundings of
+/// the dtype, or the same error.
+#[cfg(all(feature = "array", feature = "reduce"))]
+fn check_einsum(
+    dev: &opreg_cuda::GpuDevice,
+    t: DataType,
+    equation: &str,
+    shapes: &[&[usize]],
+    terms: usize,
+) {
+    let inputs: Vec<_> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let n = s.iter().product();
+            tensor(t, s, &pseudo_random(n, 11 * i as u64 + terms as u64))
+        })
+        .collect();
+    let node = node(
+        "Einsum",
+        &vec![t; inputs.len()],
+        &[("equation", equation.into())],
+    );
+    let what = format!("Einsum {equation} {shapes:?} {t:?}");
+    match (run_cpu(&node, &inputs), run_gpu(dev, &node, &inputs)) {
+        (Ok(cpu), Ok(gpu)) => {
+            assert_eq!(gpu[0].dtype(), t, "{what}");
+            assert_eq!(gpu[0].dims(), cpu[0].dims(), "{what}");
+            let (abs, rel) = tolerance(t);
+            assert_close(
+                &values(&gpu[0]),
+                &values(&cpu[0]),
+                (abs * terms.max(1) as f64, rel),
+            );
+        }
+        (Err(cpu), Err(gpu)) => assert_eq!(gpu.to_string(), cpu.to_string(), "{what}"),
+        (cpu, gpu) => panic!("{what}: CPU {cpu:?}, GPU {gpu:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+#[cfg(all(feature = "array", feature = "reduce"))]
+fn einsum_matches_cpu() {
+    let dev = gpu();
+    // (equation, input shapes, products summed per output element).
+    let cases: &[(&str, &[&[usize]], usize)] = &[
+        // Contractions through the batched GEMM.
+        ("ij,jk->ik", &[&[3, 5], &[5, 4]], 5),
+        ("ij,kj->ki", &[&[17, 33], &[9, 33]], 33),
+        ("bij,bjk->bik", &[&[2, 3, 4], &[2, 4, 5]], 4),
+        ("bij,bkj->bki", &[&[3, 4, 6], &[3, 5, 6]], 6),
+        ("bij,jk->bik", &[&[2, 3, 4], &[4, 5]], 4),
+        ("abij,bjk->bkai", &[&[2, 3, 4, 5], &[3, 5, 6]], 5),
+        ("i,j->ij", &[&[4], &[6]], 1),
+        ("i,i->", &[&[40], &[40]], 40),
+        ("ij,ij->ij", &[&[3, 4], &[3, 4]], 1),
+        ("ij,ij->", &[&[3, 4], &[3, 4]], 12),
+        // Broadcast batch dimensions, of different ranks.
+        ("...ij,...jk->...ik", &[&[2, 1, 3, 4], &[5, 4, 6]], 4),
+        ("...ij,jk->...ik", &[&[2, 3, 3, 4], &[4, 2]], 4),
+        ("bi...,bi...->b...", &[&[2, 3, 1, 4], &[2, 3, 5, 1]], 3),
+        // Labels only one operand has, summed out first.
+        ("ijz,jk->ik", &[&[3, 4, 6], &[4, 5]], 24),
+        ("ij,jkz->i", &[&[3, 4], &[4, 5, 2]], 40),
+        // Diagonals of repeated input labels.
+        ("ii,ij->ij", &[&[3, 3], &[3, 4]], 1),
+        ("iij,jk->ik", &[&[3, 3, 4], &[4, 2]], 4),
+        // One operand: transposes, sums, diagonals, traces.
+        ("ij->ji", &[&[3, 4]], 1),
+        ("ij->ij", &[&[3, 4]], 1),
+        ("ijk->kij", &[&[2, 3, 4]], 1),
+        ("ij->i", &[&[3, 50]], 50),
+        ("ij->j", &[&[50, 3]], 50),
+        ("ij->", &[&[7, 9]], 63),
+        ("ii->i", &[&[5, 5]], 1),
+        ("ii->", &[&[5, 5]], 5),
+        ("iji->j", &[&[3, 4, 3]], 3),
+        ("...ii->...i", &[&[2, 4, 4]], 1),
+        // Repeated output labels: a diagonal of a zero output.
+        ("ij->iij", &[&[2, 3]], 1),
+        ("i->ii", &[&[4]], 1),
+        ("ij,jk->iik", &[&[2, 3], &[3, 4]], 3),
+        // More than eight dimensions that do not merge.
+        ("abcdefghi->ihgfedcba", &[&[2, 2, 2, 2, 2, 2, 2, 2, 2]], 1),
+        // Empty tensors: empty outputs, and sums over empty labels.
+        ("ij,jk->ik", &[&[3, 0], &[0, 4]], 1),
+        ("ij,jk->ik", &[&[0, 5], &[5, 4]], 1),
+        ("ij->", &[&[0, 3]], 1),
+        ("ij->j", &[&[0, 3]], 1),
+        ("ij->ji", &[&[0, 3]], 1),
+        // TF's errors.
+        ("ij,jk->ik", &[&[2, 3], &[4, 5]], 1),
+        ("ij,jk->ik", &[&[2, 3, 1], &[3, 5]], 1),
+        ("ij->kj", &[&[2, 3]], 1),
+        ("...ij,...jk->...ik", &[&[2, 3, 4], &[3, 4, 5]], 1),
+    ];
+    for t in [
+        DataType::DtFloat,
+        DataType::DtDouble,
+        DataType::DtHalf,
+        DataType::DtBfloat16,
+    ] {
+        for (equation, shapes, terms) in cases {
+            check_einsum(&dev, t, equation, shapes, *terms);
         }
     }
 }

@@ -28,8 +28,9 @@ fn gpu_registrations() -> Vec<&'static KernelRegistration> {
 }
 
 /// Ops whose GPU kernels compile no device code: they share or reshape
-/// their input, upload a constant once, or call cuBLAS or cuDNN alone.
-const WITHOUT_SOURCES: [&str; 13] = [
+/// their input, upload a constant once, copy it with the driver
+/// (`Snapshot`), or call cuBLAS or cuDNN alone.
+const WITHOUT_SOURCES: [&str; 14] = [
     "AvgPool",
     "BatchMatMulV2",
     "BatchMatMulV3",
@@ -41,6 +42,7 @@ const WITHOUT_SOURCES: [&str; 13] = [
     "NoOp",
     "PreventGradient",
     "Reshape",
+    "Snapshot",
     "Squeeze",
     "StopGradient",
 ];
@@ -122,6 +124,13 @@ fn every_gpu_kernel_attaches_its_sources() {
         "nn/Conv2D/float",
         "reduce/Sum/int64",
         "array/move/u32",
+        "select/bool",
+        "clip/uint16",
+        "clip/bfloat16",
+        "cumsum/half",
+        "cumsum/int64",
+        "reduce/Sum/bfloat16",
+        "array/move/u16",
     ] {
         assert!(sources.contains_key(key), "no source {key}");
     }
@@ -255,6 +264,28 @@ fn registrations_cover_tf_gpu_types() {
     ] {
         expect(op, &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
     }
+    expect(
+        "ClipByValue",
+        &[
+            DtHalf, DtBfloat16, DtFloat, DtDouble, DtInt8, DtInt16, DtInt32, DtInt64, DtUint8,
+            DtUint16,
+        ],
+    );
+    expect(
+        "Cumsum",
+        &[DtHalf, DtBfloat16, DtFloat, DtDouble, DtInt32, DtInt64],
+    );
+    expect("Einsum", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);
+    // Snapshot has Identity's types (TF's `TF_CALL_POD_TYPES`, 15 of them).
+    let types_of = |op: &str| -> BTreeSet<i32> {
+        registered
+            .iter()
+            .filter(|(o, _)| *o == op)
+            .map(|&(_, t)| t)
+            .collect()
+    };
+    assert_eq!(types_of("Snapshot").len(), 15);
+    assert_eq!(types_of("Snapshot"), types_of("Identity"));
     expect("Round", &[DtInt32, DtInt64]);
     expect("Sign", &[DtInt32, DtInt64]);
     expect("MaxPool", &[DtHalf, DtBfloat16, DtFloat, DtDouble]);

@@ -15,10 +15,12 @@
 //! assert_eq!(plan.out_shape.dims(), &[2, 5, 3, 6]);
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use registry_core::kernel::KernelError;
 use registry_core::tensor::TensorShape;
+
+use crate::index::strides;
 
 /// The name of an axis: a letter of the equation, or the `i`-th of the
 /// dimensions an ellipsis stands for, counted from the innermost.
@@ -248,6 +250,235 @@ impl EinsumPlan {
     }
 }
 
+/// The labels of `labels`, each once, in order of first appearance.
+pub fn unique_labels(labels: &[Label]) -> Vec<Label> {
+    let mut seen = BTreeSet::new();
+    labels.iter().copied().filter(|&l| seen.insert(l)).collect()
+}
+
+/// Row-major element strides of `dims`, as steps.
+fn row_major_steps(dims: &[usize]) -> Vec<i64> {
+    strides(dims).iter().map(|&s| s as i64).collect()
+}
+
+/// A strided gather of a row-major tensor: element `i` of the result (of
+/// dimensions `dims`, row-major) is element `Σ idx[d] · steps[d]` of the
+/// source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gather {
+    /// The result's dimensions.
+    pub dims: Vec<usize>,
+    /// The source step of each dimension, in elements.
+    pub steps: Vec<i64>,
+}
+
+impl Gather {
+    /// The gather of a tensor of dimensions `dims` whose axes carry
+    /// `labels` into label order `order`: a label found on several axes
+    /// reads their diagonal (its step is the sum of theirs), a label not
+    /// found has size 1.
+    pub fn new(dims: &[usize], labels: &[Label], order: &[Label]) -> Self {
+        let row_steps = row_major_steps(dims);
+        let (dims, steps) = order
+            .iter()
+            .map(|&l| {
+                labels
+                    .iter()
+                    .zip(dims.iter().zip(&row_steps))
+                    .filter(|(m, _)| **m == l)
+                    .fold((1, 0), |(_, step), (_, (&size, &stride))| {
+                        (size, step + stride)
+                    })
+            })
+            .unzip();
+        Self { dims, steps }
+    }
+
+    /// The number of elements of the result.
+    pub fn len(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Whether the result is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the result is the source as it is (the same elements in the
+    /// same order): every dimension of more than one element steps as the
+    /// row-major layout of `dims` does, and the source has `source_len`
+    /// elements, as many as the result.
+    pub fn is_identity(&self, source_len: usize) -> bool {
+        let row_steps = row_major_steps(&self.dims);
+        self.len() == source_len
+            && self
+                .dims
+                .iter()
+                .zip(self.steps.iter().zip(&row_steps))
+                .all(|(&d, (s, r))| d == 1 || s == r)
+    }
+}
+
+/// One operand laid out for the contraction: its gather into the labels it
+/// keeps followed by those only it has (which are then summed out, the
+/// last `summed` dimensions of the gather).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperandLayout {
+    /// The gather of the operand (kept labels, then summed ones).
+    pub gather: Gather,
+    /// The labels it keeps, in the gather's order.
+    pub kept: Vec<Label>,
+    /// How many trailing dimensions of the gather are summed out.
+    pub summed: usize,
+}
+
+impl OperandLayout {
+    /// The dimensions it keeps.
+    pub fn kept_dims(&self) -> &[usize] {
+        &self.gather.dims[..self.kept.len()]
+    }
+
+    /// The number of elements each kept element sums (1 when nothing is
+    /// summed).
+    pub fn summed_len(&self) -> usize {
+        self.gather.dims[self.kept.len()..].iter().product()
+    }
+}
+
+/// The batched matrix product of two operands laid out as `x: [batch...,
+/// m, k]` and `y: [batch..., k, n]` (`BatchMatMulV2` without adjoints, the
+/// batch dimensions broadcasting), whose result `[batch..., m, n]` has the
+/// labels `labels`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Product {
+    /// The shape of `x`.
+    pub x_shape: TensorShape,
+    /// The shape of `y`.
+    pub y_shape: TensorShape,
+    /// The result's labels: the batch labels, `x`'s free labels, `y`'s.
+    pub labels: Vec<Label>,
+    /// The gather of the result into the output's labels (each once).
+    pub to_output: Gather,
+}
+
+/// How `Einsum` computes a plan (TF's `EinsumOp`): each operand takes its
+/// diagonals and sums out the labels no other operand and not the output
+/// has ([`OperandLayout`]); one operand is then the result; two are
+/// multiplied as a batched matrix product ([`Product`]) whose result is
+/// laid out in the output's order. The result has each output label once;
+/// where a label repeats in the output, the result goes on that diagonal of
+/// a zero output ([`Contraction::inflate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contraction {
+    /// The output's labels, each once, in output order: the result's.
+    pub labels: Vec<Label>,
+    /// Each operand's layout: for one operand, its kept labels are
+    /// `labels`; for two, `x` keeps `[batch, free x, contracted]` and `y`
+    /// `[batch, contracted, free y]`.
+    pub operands: Vec<OperandLayout>,
+    /// The product of two operands.
+    pub product: Option<Product>,
+    /// Where a label repeats in the output: the result scattered into the
+    /// zero output, result element `i` (row-major over the result's
+    /// dimensions) to output element `Σ idx[d] · steps[d]`.
+    pub inflate: Option<Gather>,
+}
+
+impl Contraction {
+    /// The contraction of `plan`, whose inputs have dimensions `dims`.
+    pub fn new(plan: &EinsumPlan, dims: &[&[usize]]) -> Result<Self, KernelError> {
+        registry_core::kernel_ensure!(
+            dims.len() == plan.inputs.len() && (1..=2).contains(&dims.len()),
+            "Einsum: {} input shapes for a plan of {} inputs",
+            dims.len(),
+            plan.inputs.len()
+        );
+        let labels = unique_labels(&plan.output);
+        let layout = |i: usize, kept: Vec<Label>| {
+            let own = &plan.inputs[i];
+            let elsewhere = |l: &Label| {
+                labels.contains(l)
+                    || plan
+                        .inputs
+                        .iter()
+                        .enumerate()
+                        .any(|(j, other)| j != i && other.contains(l))
+            };
+            let summed: Vec<Label> = unique_labels(own)
+                .into_iter()
+                .filter(|l| !elsewhere(l))
+                .collect();
+            let order = [&kept[..], &summed].concat();
+            OperandLayout {
+                gather: Gather::new(dims[i], own, &order),
+                kept,
+                summed: summed.len(),
+            }
+        };
+        let inflate = (labels.len() != plan.output.len()).then(|| {
+            let out_strides = row_major_steps(plan.out_shape.dims());
+            Gather {
+                dims: labels.iter().map(|&l| plan.size(l)).collect(),
+                steps: labels
+                    .iter()
+                    .map(|&l| {
+                        plan.output
+                            .iter()
+                            .zip(&out_strides)
+                            .filter(|(m, _)| **m == l)
+                            .map(|(_, &s)| s)
+                            .sum()
+                    })
+                    .collect(),
+            }
+        });
+        if dims.len() == 1 {
+            return Ok(Self {
+                operands: vec![layout(0, labels.clone())],
+                labels,
+                product: None,
+                inflate,
+            });
+        }
+        let (x, y) = (&plan.inputs[0], &plan.inputs[1]);
+        let pick = |keep: &dyn Fn(&Label) -> bool| -> Vec<Label> {
+            labels.iter().copied().filter(|l| keep(l)).collect()
+        };
+        let batch = pick(&|l| x.contains(l) && y.contains(l));
+        let free_x = pick(&|l| x.contains(l) && !y.contains(l));
+        let free_y = pick(&|l| y.contains(l) && !x.contains(l));
+        let contracted: Vec<Label> = unique_labels(x)
+            .into_iter()
+            .filter(|l| y.contains(l) && !labels.contains(l))
+            .collect();
+        let lx = layout(0, [&batch[..], &free_x, &contracted].concat());
+        let ly = layout(1, [&batch[..], &contracted, &free_y].concat());
+        let nb = batch.len();
+        let product_of = |d: &[usize]| d.iter().product::<usize>();
+        let (xd, yd) = (lx.kept_dims(), ly.kept_dims());
+        let (m, k) = (
+            product_of(&xd[nb..nb + free_x.len()]),
+            product_of(&xd[nb + free_x.len()..]),
+        );
+        let n = product_of(&yd[nb + contracted.len()..]);
+        let x_shape = TensorShape::new([&xd[..nb], &[m, k][..]].concat())?;
+        let y_shape = TensorShape::new([&yd[..nb], &[k, n][..]].concat())?;
+        let product_labels = [&batch[..], &free_x, &free_y].concat();
+        let product_dims: Vec<usize> = product_labels.iter().map(|&l| plan.size(l)).collect();
+        Ok(Self {
+            operands: vec![lx, ly],
+            product: Some(Product {
+                x_shape,
+                y_shape,
+                to_output: Gather::new(&product_dims, &product_labels, &labels),
+                labels: product_labels,
+            }),
+            labels,
+            inflate,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +509,73 @@ mod tests {
             e.to_string().contains("Periods found outside of ellipsis"),
             "{e}"
         );
+    }
+
+    fn contraction(eq: &str, shapes: &[&[usize]]) -> Contraction {
+        let eq = Equation::parse(eq).unwrap();
+        let shapes: Vec<TensorShape> = shapes.iter().map(|d| shape(d)).collect();
+        let refs: Vec<&TensorShape> = shapes.iter().collect();
+        let plan = EinsumPlan::new(&eq, &refs).unwrap();
+        let dims: Vec<&[usize]> = shapes.iter().map(TensorShape::dims).collect();
+        Contraction::new(&plan, &dims).unwrap()
+    }
+
+    #[test]
+    fn gathers_read_diagonals_and_detect_identities() {
+        let (i, j) = (Label::Named('i'), Label::Named('j'));
+        let g = Gather::new(&[3, 3], &[i, i], &[i]);
+        assert_eq!((g.dims.clone(), g.steps.clone()), (vec![3], vec![4]));
+        assert!(!g.is_identity(9));
+        let g = Gather::new(&[2, 3], &[i, j], &[j, i]);
+        assert_eq!((g.dims.clone(), g.steps.clone()), (vec![3, 2], vec![1, 3]));
+        assert!(!g.is_identity(6));
+        assert!(Gather::new(&[2, 3], &[i, j], &[i, j]).is_identity(6));
+        // A size-1 dimension may step anywhere.
+        assert!(Gather::new(&[1, 3], &[i, j], &[j, i]).is_identity(3));
+        // A label the operand lacks has size 1.
+        let g = Gather::new(&[2], &[i], &[j, i]);
+        assert_eq!((g.dims.clone(), g.steps.clone()), (vec![1, 2], vec![0, 1]));
+    }
+
+    #[test]
+    fn contractions_plan_operands_product_and_inflation() {
+        let (b, i, j, k) = (
+            Label::Named('b'),
+            Label::Named('i'),
+            Label::Named('j'),
+            Label::Named('k'),
+        );
+        // A batched matrix product with a summed label in x.
+        let c = contraction("bij,bjk->bki", &[&[2, 3, 4], &[2, 4, 5]]);
+        assert_eq!(c.labels, vec![b, k, i]);
+        assert_eq!(c.operands[0].kept, vec![b, i, j]);
+        assert_eq!(c.operands[1].kept, vec![b, j, k]);
+        let p = c.product.as_ref().unwrap();
+        assert_eq!(p.x_shape.dims(), &[2, 3, 4]);
+        assert_eq!(p.y_shape.dims(), &[2, 4, 5]);
+        assert_eq!(p.labels, vec![b, i, k]);
+        assert_eq!(p.to_output.dims, vec![2, 5, 3]);
+        assert!(c.inflate.is_none());
+        // Labels only one operand has are summed out first.
+        let c = contraction("ijz,jk->ik", &[&[3, 4, 6], &[4, 5]]);
+        assert_eq!(c.operands[0].summed, 1);
+        assert_eq!(c.operands[0].summed_len(), 6);
+        assert_eq!(c.operands[0].kept_dims(), &[3, 4]);
+        assert!(c.product.unwrap().to_output.is_identity(15));
+        // One operand: a trace, then a repeated output label.
+        let c = contraction("ii->", &[&[3, 3]]);
+        assert_eq!(c.operands[0].gather.dims, vec![3]);
+        assert_eq!(c.operands[0].summed, 1);
+        let c = contraction("ij->iij", &[&[2, 3]]);
+        let inflate = c.inflate.unwrap();
+        assert_eq!((inflate.dims, inflate.steps), (vec![2, 3], vec![9, 1]));
+        // Broadcast batch dimensions keep each operand's own size; one only
+        // x has is a free label of x.
+        let c = contraction("...ij,...jk->...ik", &[&[2, 1, 3, 4], &[5, 4, 6]]);
+        let p = c.product.unwrap();
+        assert_eq!(p.x_shape.dims(), &[1, 6, 4]);
+        assert_eq!(p.y_shape.dims(), &[5, 4, 6]);
+        assert_eq!(p.to_output.dims, vec![2, 5, 3, 6]);
     }
 
     #[test]

@@ -32,7 +32,9 @@
 //! - [`select`]: `Select`'s condition rules, `SelectV2`'s broadcast error.
 //! - [`batch_norm`]: `FusedBatchNormV3`'s attrs and shape checks.
 //! - [`batch_matmul`]: `BatchMatMulV2`/`V3`'s checks and broadcast batches.
-//! - [`einsum`]: `Einsum`'s equation and its plan on concrete shapes.
+//! - [`einsum`]: `Einsum`'s equation, its plan on concrete shapes and its
+//!   contraction.
+//! - [`clip_cumsum`]: `ClipByValue`'s bound shapes, `Cumsum`'s scan axis.
 //! - [`range`]: `Range`'s checks and size (kernel and shape function).
 //! - [`shape_of`]: the values of `Shape`, `ShapeN`, `Size`, `Rank`.
 //! - [`fill`]: `Fill`'s checks and output shape.
@@ -54,6 +56,7 @@ pub mod batch_matmul;
 pub mod batch_norm;
 pub mod broadcast;
 pub mod broadcast_to;
+pub mod clip_cumsum;
 pub mod concat;
 pub mod constant;
 pub mod conv;

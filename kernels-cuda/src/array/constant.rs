@@ -1,13 +1,19 @@
 //! `Const`, `Identity` (and the identities `StopGradient`, `PreventGradient`
-//! and `IdentityN`) and `NoOp` on the GPU.
+//! and `IdentityN`), `Snapshot` and `NoOp` on the GPU.
 
+use std::sync::Arc;
+
+use opreg_cuda::{GpuContext, gpu_error, gpu_slice, gpu_slice_mut};
 use opreg_op_logic::constant::const_value;
-use opreg_standard_ops::{Const, Identity, IdentityN, NoOp, PreventGradient, StopGradient};
+use opreg_standard_ops::{
+    Const, Identity, IdentityN, NoOp, PreventGradient, Snapshot, StopGradient,
+};
 use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::Tensor;
+use registry_core::proto::DataTypeExt;
+use registry_core::tensor::{Tensor, element_size};
 
 /// `Const`: the `value` attr's tensor, uploaded once when the kernel is
 /// built; every output shares that device buffer. (`int32` is
@@ -104,6 +110,44 @@ fn prevent_gradient_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError
 #[kernel(op = IdentityN, device = GPU)]
 fn identity_n_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     ctx.forward_every_input()
+}
+
+/// `Snapshot` for TF's GPU types (`TF_CALL_POD_TYPES`), as TF's
+/// `SnapshotOp` and the CPU kernel: the input's device buffer when nothing
+/// else shares it (forwarded, no copy), else a device-to-device copy of its
+/// bytes queued on the GPU's stream, so the output never aliases a buffer
+/// another tensor holds.
+#[kernel(
+    op = Snapshot,
+    device = GPU,
+    T = [bfloat16, bool, complex128, complex64, double, float, half, int16, int32, int64, int8,
+         uint16, uint32, uint64, uint8]
+)]
+fn snapshot_gpu(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    if ctx.forward_input(0, 0)? {
+        return Ok(());
+    }
+    let input = ctx.take_input(0)?;
+    ctx.allocate_output(0, input.shape().clone())?;
+    let bytes = element_size(input.dtype())
+        .and_then(|size| size.checked_mul(input.num_elements()))
+        .ok_or_else(|| {
+            KernelError::internal(format!(
+                "Snapshot: {} has no fixed-size elements",
+                input.dtype().type_name()
+            ))
+        })?;
+    if bytes == 0 {
+        return Ok(());
+    }
+    let stream = Arc::clone(ctx.gpu()?.stream());
+    // Both checked to be GPU memory (the output unshared) of `bytes` bytes:
+    // the output was allocated with the input's shape and dtype.
+    let src = gpu_slice(&input)?.slice(..bytes);
+    let mut dst = gpu_slice_mut(ctx.output_mut(0)?)?.slice_mut(..bytes);
+    stream
+        .memcpy_dtod(&src, &mut dst)
+        .map_err(|e| gpu_error("copying Snapshot's input", e))
 }
 
 /// `NoOp`: nothing to do.

@@ -4,7 +4,8 @@
 //! complex128, int8 ... int64, uint8 ... uint64).
 //!
 //! - `constant`: `Const` (uploaded once when the kernel is built; every
-//!   output shares it), `Identity`, `NoOp`.
+//!   output shares it), `Identity` and the other identities, `Snapshot`
+//!   (its input forwarded, or copied when shared), `NoOp`.
 //! - `reshape`: `Reshape`, `ExpandDims`, `Squeeze` (metadata only: the
 //!   output shares the input's device buffer).
 //! - `transpose`: `Transpose`; `slice`: `Slice`; `strided_slice`:
@@ -49,3 +50,11 @@ pub use source::{UNIT_SIZES, move_source};
 pub use strided_slice::StridedSliceGpu;
 pub use tile::TileGpu;
 pub use transpose::TransposeGpu;
+
+// What Einsum (`linalg`, with `reduce`) uses of the layout kernels.
+#[cfg(all(feature = "linalg", feature = "reduce"))]
+pub(crate) use mover::Mover;
+#[cfg(all(feature = "linalg", feature = "reduce"))]
+pub(crate) use plan::{StridedPlan, strided_parts};
+#[cfg(all(feature = "linalg", feature = "reduce"))]
+pub(crate) use source::entry;

@@ -138,21 +138,87 @@ impl Mover {
         let x = source(x, x_len, what)?;
         let len = shape.num_elements();
         self.output(ctx, shape, |gpu, out| {
-            let n = idx(len);
-            let mut launch = gpu.stream().launch_builder(&self.func);
-            launch.arg(&x).arg(&out).arg(&n);
-            for s in scalars {
-                launch.arg(s);
-            }
-            for &s in shapes {
-                launch.arg(s);
-            }
             // SAFETY: the caller's contract: the entry takes these
-            // arguments, writes each of the `n` elements of the output and
-            // reads only inside `x`.
-            unsafe { launch.launch(grid_for(len)) }.map_err(|e| gpu_error(what, e))?;
-            Ok(())
+            // arguments, writes each of the `len` elements of the output
+            // and reads only inside `x`.
+            unsafe { self.launch(gpu, what, x, out, len, scalars, shapes) }
         })
+    }
+
+    /// One launch of this mover's entry as `(x, y, n, scalars...,
+    /// shapes...)` over `n` threads.
+    ///
+    /// # Safety
+    /// The entry must take exactly these arguments, and read and write only
+    /// inside `x` and `y` (device addresses on `gpu`) for them.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch(
+        &self,
+        gpu: &GpuDevice,
+        what: &str,
+        x: u64,
+        y: u64,
+        n: usize,
+        scalars: &[i64],
+        shapes: &[&ShapeArg],
+    ) -> Result<(), KernelError> {
+        let n_i = idx(n);
+        let mut launch = gpu.stream().launch_builder(&self.func);
+        launch.arg(&x).arg(&y).arg(&n_i);
+        for s in scalars {
+            launch.arg(s);
+        }
+        for &s in shapes {
+            launch.arg(s);
+        }
+        // SAFETY: the caller's contract.
+        unsafe { launch.launch(grid_for(n)) }.map_err(|e| gpu_error(what, e))?;
+        Ok(())
+    }
+
+    /// Queues this mover's `strided_copy` or `strided_scatter` entry
+    /// between device buffers, by `plan`: the copy writes the `plan.len`
+    /// elements of `y` from the addresses of `x` the plan proved inside the
+    /// length it was planned for; the scatter writes those addresses of
+    /// `y` from the `plan.len` elements of `x`. Nothing is launched for an
+    /// empty plan. `what` names the launch in errors.
+    ///
+    /// # Safety
+    /// This mover's entry must be `strided_copy` or `strided_scatter`; `x`
+    /// and `y` must be device addresses on `gpu` of buffers of this mover's
+    /// dtype, written and read on its stream, not overlapping: for the
+    /// copy, `x` holds the length `plan` was planned for and `y` `plan.len`
+    /// elements; for the scatter, the converse.
+    #[cfg_attr(
+        not(all(feature = "linalg", feature = "reduce")),
+        allow(dead_code, reason = "used by Einsum only")
+    )]
+    pub(crate) unsafe fn strided_between(
+        &self,
+        gpu: &GpuDevice,
+        x: u64,
+        y: u64,
+        plan: &StridedPlan,
+        what: &str,
+    ) -> Result<(), KernelError> {
+        if plan.len == 0 {
+            return Ok(());
+        }
+        // SAFETY: both entries take `(const U*, U*, index_t, index_t,
+        // shape_arg, shape_arg)` as `(x, y, n, base, dims, steps)`; the plan
+        // proved every strided address inside the buffer the caller
+        // sized for it, and the other side holds `plan.len` elements.
+        unsafe {
+            self.launch(
+                gpu,
+                what,
+                x,
+                y,
+                plan.len,
+                &[plan.base],
+                &[&plan.dims, &plan.steps],
+            )
+        }
     }
 
     /// `strided_copy` of `x` by `plan` into output 0 of `shape`.

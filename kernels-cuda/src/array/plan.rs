@@ -76,6 +76,46 @@ impl StridedPlan {
     }
 }
 
+/// A strided gather of any rank as launches of at most [`MAX_RANK`]
+/// dimensions each: the gather of `dims`/`steps` (from element 0) of a
+/// tensor of `input_len` elements, simplified, then, past [`MAX_RANK`]
+/// dimensions, one plan per index of the leading ones (their offsets
+/// folded into its base). Each part is `(offset, plan)`: the plan fills
+/// the dense elements `offset..offset + plan.len` of the gathered result
+/// (row-major over `dims`). Every part's addresses are proved inside the
+/// input; an empty gather has no parts.
+#[cfg_attr(
+    not(all(feature = "linalg", feature = "reduce")),
+    allow(dead_code, reason = "used by Einsum only")
+)]
+pub(crate) fn strided_parts(
+    what: &str,
+    input_len: usize,
+    dims: &[usize],
+    steps: &[i64],
+) -> Result<Vec<(usize, StridedPlan)>, KernelError> {
+    let layout = StridedLayout::new(input_len, 0, dims, steps)?;
+    if layout.len == 0 {
+        return Ok(Vec::new());
+    }
+    let lead = layout.dims.len().saturating_sub(MAX_RANK);
+    let (outer_dims, inner_dims) = layout.dims.split_at(lead);
+    let (outer_steps, inner_steps) = layout.steps.split_at(lead);
+    let inner_len: usize = inner_dims.iter().product();
+    let outer_len: usize = outer_dims.iter().product();
+    (0..outer_len)
+        .map(|o| {
+            let (mut rem, mut base) = (o, layout.base);
+            for (&d, &s) in outer_dims.iter().zip(outer_steps).rev() {
+                base += (rem % d) as i64 * s;
+                rem /= d;
+            }
+            let plan = StridedPlan::new(what, input_len, base, inner_dims, inner_steps)?;
+            Ok((o * inner_len, plan))
+        })
+        .collect()
+}
+
 /// `Tile` of a non-empty input: output dimension `d` is `in[d] · reps[d]`
 /// and reads input index `out_index mod in[d]`. A dimension not repeated is
 /// merged into the one before it (`o mod (a·b)` is then still the input
@@ -188,6 +228,24 @@ mod tests {
         let e = StridedPlan::new("t", 1 << 9, 0, &[2; 9], &[1, 2, 4, 8, 16, 32, 64, 128, 256])
             .unwrap_err();
         assert!(e.to_string().contains("at most 8"), "{e}");
+    }
+
+    #[test]
+    fn strided_parts_split_past_eight_dims() {
+        // A reversal of nine axes of 2 cannot merge: two parts of eight.
+        let dims = [2; 9];
+        let steps: Vec<i64> = (0..9).map(|d| 1 << d).collect();
+        let parts = strided_parts("t", 512, &dims, &steps).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!((parts[0].0, parts[1].0), (0, 256));
+        assert_eq!((parts[0].1.base, parts[1].1.base), (0, 1));
+        assert_eq!(parts[1].1.dims.rank, 8);
+        // Mergeable or small gathers are one part; empty ones none.
+        let parts = strided_parts("t", 24, &[2, 3, 4], &[12, 4, 1]).unwrap();
+        assert_eq!(parts.len(), 1);
+        assert_eq!(used(&parts[0].1.dims), vec![24]);
+        assert!(strided_parts("t", 0, &[0, 3], &[3, 1]).unwrap().is_empty());
+        assert!(strided_parts("t", 5, &[6], &[1]).is_err());
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! Entry points (`U` is the unit, `index_t` a 64-bit index):
 //! - `strided_copy(x, y, n, base, dims, steps)`: `y[i] = x[base + Σ idx_d · steps_d]`
 //!   where `idx` is `i` in row-major order over `dims` (steps of any sign);
-//!   `Transpose`, `Slice`, `StridedSlice`.
+//!   `Transpose`, `Slice`, `StridedSlice`, `Einsum`'s layouts.
+//! - `strided_scatter(x, y, n, base, dims, steps)`: the converse, `y[base +
+//!   Σ idx_d · steps_d] = x[i]` (distinct addresses); `Einsum`'s repeated
+//!   output labels (a diagonal of a zero output).
 //! - `tile_copy(x, y, n, out_dims, in_dims)`: `y[i] = x[idx mod in_dims]`; `Tile`.
 //! - `pad_copy(x, y, n, out_dims, in_dims, before)`: the input inside its box,
 //!   zero bytes around it; `Pad`.
@@ -27,6 +30,8 @@ pub(crate) mod entry {
     /// See the module doc.
     pub(crate) const STRIDED: &str = "strided_copy";
     /// See the module doc.
+    pub(crate) const SCATTER: &str = "strided_scatter";
+    /// See the module doc.
     pub(crate) const TILE: &str = "tile_copy";
     /// See the module doc.
     pub(crate) const PAD: &str = "pad_copy";
@@ -43,8 +48,9 @@ pub(crate) mod entry {
     /// See the module doc.
     pub(crate) const ONE_HOT_I64: &str = "one_hot_i64";
     /// Every entry point.
-    pub(crate) const ALL: [&str; 9] = [
+    pub(crate) const ALL: [&str; 10] = [
         STRIDED,
+        SCATTER,
         TILE,
         PAD,
         CONCAT,
@@ -78,19 +84,28 @@ struct __align__(8) u128_t { u64 lo; u64 hi; };
 #define FOR_EACH_DIM_INNER_FIRST(k, dims) \
     _Pragma("unroll") for (int k = 7; k >= 0; --k) if (k < (dims).rank)
 
+// base + Σ idx_d · steps_d for `i` split row-major over `dims`.
+__device__ __forceinline__ index_t strided_offset(index_t i, index_t base, const shape_arg& dims,
+                                                  const shape_arg& steps) {
+    index_t rem = i;
+    index_t off = base;
+    FOR_EACH_DIM_INNER_FIRST(k, dims) {
+        const index_t size = dims.d[k];
+        const index_t q = rem / size;
+        off += (rem - q * size) * steps.d[k];
+        rem = q;
+    }
+    return off;
+}
+
 extern "C" __global__ void strided_copy(const U* __restrict__ x, U* __restrict__ y, index_t n,
                                         index_t base, shape_arg dims, shape_arg steps) {
-    GRID_STRIDE(i, n) {
-        index_t rem = i;
-        index_t off = base;
-        FOR_EACH_DIM_INNER_FIRST(k, dims) {
-            const index_t size = dims.d[k];
-            const index_t q = rem / size;
-            off += (rem - q * size) * steps.d[k];
-            rem = q;
-        }
-        y[i] = x[off];
-    }
+    GRID_STRIDE(i, n) { y[i] = x[strided_offset(i, base, dims, steps)]; }
+}
+
+extern "C" __global__ void strided_scatter(const U* __restrict__ x, U* __restrict__ y, index_t n,
+                                           index_t base, shape_arg dims, shape_arg steps) {
+    GRID_STRIDE(i, n) { y[strided_offset(i, base, dims, steps)] = x[i]; }
 }
 
 extern "C" __global__ void tile_copy(const U* __restrict__ x, U* __restrict__ y, index_t n,

@@ -25,7 +25,7 @@ use registry_core::kernel::{
 use registry_core::tensor::TensorShape;
 
 use crate::gemm::{GemmElement, GemmPlan, op};
-use opreg_cuda::{GpuContext, GpuTensors, gpu_error};
+use opreg_cuda::{GpuContext, GpuDevice, GpuTensors, gpu_error};
 
 /// How a checked batched product runs on cuBLAS.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +140,35 @@ fn compute<T: GemmElement>(
         return ctx.set_output(0, out);
     }
     let plan = BatchedGemmPlan::new(&g, &x_shape, &y_shape, adj_x, adj_y)?;
+    plan.gemm.cublas_dims_of(op_name)?;
+    // Every GEMM (beta = 0) writes its m * n output elements, and the
+    // output matrices cover the output.
+    ctx.allocate_output(0, g.out_shape.clone())?;
+    let out_ptr = ctx.gpu_output(0)?;
+    // SAFETY: x and y are the inputs, of T (checked), whose shapes `g` and
+    // `plan` were made from; the output was just allocated with `g`'s
+    // output shape, so it overlaps neither.
+    unsafe { run_batched::<T>(ctx.gpu()?, &g, &plan, [x_ptr, y_ptr, out_ptr], op_name) }
+}
+
+/// Queues the batched product `g` planned as `plan` on `gpu`'s stream:
+/// `out[b] = op(x[bx]) · op(y[by])` for every output matrix `b` (one
+/// strided batched cuBLAS call, or one call per matrix), writing every
+/// element of `out` (`g.k` and the output must not be empty: the callers
+/// handle those). `op_name` names the op in errors.
+///
+/// # Safety
+/// `x`, `y` and `out` (`[x, y, out]`) must be device addresses on `gpu`'s
+/// context of buffers of `T` of the shapes `g` and `plan` were made from
+/// (and `g.out_shape`), written and read on `gpu`'s stream; `out` may not
+/// overlap `x` or `y`.
+pub(crate) unsafe fn run_batched<T: GemmElement>(
+    gpu: &GpuDevice,
+    g: &BatchMatMulGeometry,
+    plan: &BatchedGemmPlan,
+    [x_ptr, y_ptr, out_ptr]: [u64; 3],
+    op_name: &str,
+) -> Result<(), KernelError> {
     let [m, n, k, lda, ldb, ldc] = plan.gemm.cublas_dims_of(op_name)?;
     let batch_count = i32::try_from(g.batch).map_err(|_| {
         KernelError::unimplemented(format!(
@@ -147,11 +176,6 @@ fn compute<T: GemmElement>(
             g.batch
         ))
     });
-    // Every GEMM (beta = 0) writes its m * n output elements, and the
-    // output matrices cover the output.
-    ctx.allocate_output(0, g.out_shape.clone())?;
-    let out_ptr = ctx.gpu_output(0)?;
-    let gpu = ctx.gpu()?;
     gpu.context()
         .bind_to_thread()
         .map_err(|e| gpu_error("binding the CUDA context", e))?;

@@ -28,7 +28,7 @@ use registry_core::kernel::{
 use registry_core::proto::DataType;
 use registry_core::tensor::{Tensor, TensorShape};
 
-use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast};
+use super::broadcast::{BroadcastError, BroadcastPlan, GpuBroadcast, by_index_width};
 use super::io::flat_launch;
 use super::source::{BinaryFn, binary_entry, binary_source, vector_width};
 use crate::sources_of_type;
@@ -225,11 +225,7 @@ impl OpKernel for BinaryGpu {
             }
             Path::Broadcast(args) => {
                 let (dims, [sx, sy]) = **args;
-                let func = if n <= i32::MAX as usize {
-                    &self.bcast32
-                } else {
-                    &self.bcast64
-                };
+                let func = by_index_width(n, &self.bcast32, &self.bcast64);
                 let mut launch = stream.launch_builder(func);
                 launch
                     .arg(&x)

@@ -15,12 +15,23 @@
 //! assert!(BroadcastPlan::new([&[2, 3][..], &[4][..]]).is_err());
 //! ```
 
+use cudarc::driver::CudaFunction;
 pub use opreg_op_logic::broadcast::{Broadcast as BroadcastPlan, BroadcastError};
 use registry_core::kernel::KernelError;
 #[cfg(test)]
 use registry_core::tensor::TensorShape;
 
 use opreg_cuda::{MAX_RANK, ShapeArg};
+
+/// The broadcasting entry for an output of `n` elements: `narrow`, which
+/// indexes in 32 bits, below 2^31 elements, else `wide`.
+pub(crate) fn by_index_width<'f>(
+    n: usize,
+    narrow: &'f CudaFunction,
+    wide: &'f CudaFunction,
+) -> &'f CudaFunction {
+    if n <= i32::MAX as usize { narrow } else { wide }
+}
 
 /// What the GPU kernels ask of a [`BroadcastPlan`] beyond the CPU's.
 pub trait GpuBroadcast<const K: usize> {

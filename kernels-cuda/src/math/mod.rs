@@ -11,7 +11,9 @@
 //!   `FloorMod`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `Equal`,
 //!   `NotEqual`, `Greater`, `GreaterEqual`, `Less`, `LessEqual`,
 //!   `LogicalAnd`, `LogicalOr`;
-//! - [`select`]: `Select`, `SelectV2`; [`cast`]: `Cast`; [`add_n`]: `AddN`.
+//! - [`select`]: `Select`, `SelectV2`; [`cast`]: `Cast`; [`add_n`]: `AddN`;
+//! - [`clip_cumsum`]: `ClipByValue` (the ternary kernels of `Select`) and
+//!   `Cumsum`.
 //!
 //! Each (op, dtype) has its own CUDA source ([`source`]), compiled with
 //! NVRTC when a kernel is built for a node (once per process: the device
@@ -31,9 +33,13 @@ pub mod binary;
 pub mod broadcast;
 #[cfg(feature = "math")]
 pub mod cast;
+#[cfg(feature = "math")]
+pub mod clip_cumsum;
 mod io;
 #[cfg(feature = "math")]
 pub mod select;
 #[cfg_attr(not(feature = "math"), allow(dead_code))]
 pub mod source;
+#[cfg(feature = "math")]
+mod ternary;
 pub mod unary;

@@ -10,7 +10,6 @@
 //! place when it can be forwarded. Shape errors have the CPU kernels' (TF's)
 //! messages.
 
-use cudarc::driver::{CudaFunction, PushKernelArg};
 use opreg_op_logic::index::shape_of;
 use opreg_op_logic::select::{SelectV1, broadcast_error, v1_mode, v1_mode_of};
 use opreg_standard_ops::{Select, SelectV2};
@@ -20,13 +19,12 @@ use registry_core::kernel::{
     OpKernelContext,
 };
 use registry_core::proto::DataType;
-use registry_core::tensor::Tensor;
 
-use super::broadcast::{BroadcastPlan, GpuBroadcast};
-use super::io::flat_launch;
-use super::source::{select_entry, select_source, vector_width};
+use super::broadcast::BroadcastPlan;
+use super::source::select_source;
+use super::ternary::TernaryFunctions;
 use crate::sources_of_type;
-use opreg_cuda::{GpuContext, GpuTensors, gpu_error, grid_for};
+use opreg_cuda::{GpuContext, GpuTensors};
 
 /// The condition, `t` and `e` shapes to broadcast, after `Select`'s v1
 /// checks ([`v1_mode`], TF's messages). A row condition becomes
@@ -78,9 +76,7 @@ pub fn select_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, Ker
 pub struct SelectGpu {
     dtype: DataType,
     v2: bool,
-    same: CudaFunction,
-    bcast32: CudaFunction,
-    bcast64: CudaFunction,
+    functions: TernaryFunctions,
 }
 
 impl std::fmt::Debug for SelectGpu {
@@ -96,15 +92,10 @@ impl BuildKernel for SelectGpu {
     /// Compiles (or finds cached) the select kernels for `T`.
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         let dtype = ctx.attr("T")?;
-        let source = select_source(dtype)?;
-        let gpu = ctx.gpu()?;
-        let function = |entry: &str| gpu.function(&source, entry);
         Ok(Self {
             dtype,
             v2: ctx.op() == "SelectV2",
-            same: function(select_entry::SAME)?,
-            bcast32: function(select_entry::BCAST32)?,
-            bcast64: function(select_entry::BCAST64)?,
+            functions: TernaryFunctions::new(ctx.gpu()?, &select_source(dtype)?)?,
         })
     }
 }
@@ -130,75 +121,9 @@ impl OpKernel for SelectGpu {
     /// the output's shape is updated in place when it can be forwarded.
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let plan = self.plan(ctx)?;
-        let n = plan.out_len();
-        let bcast = if plan.all_identity() {
-            None
-        } else {
-            let what = {
-                let dims = |i: usize| ctx.input(i).map(|t: &Tensor| t.shape().to_string());
-                format!("{}, {} and {}", dims(0)?, dims(1)?, dims(2)?)
-            };
-            Some(plan.shape_args(&what)?)
-        };
-        let candidates: Vec<usize> = (1..3).filter(|&i| plan.is_identity(i)).collect();
-        let forwarded =
-            ctx.forward_input_or_allocate_output(&candidates, 0, plan.out_shape().clone())?;
-        if n == 0 {
-            return Ok(());
-        }
-        let out = ctx.gpu_output(0)?;
-        let c = ctx.gpu_input(0, DataType::DtBool)?;
-        let t = ctx.gpu_operand(1, self.dtype, forwarded, out)?;
-        let e = ctx.gpu_operand(2, self.dtype, forwarded, out)?;
-        let len = n as i64;
-        let stream = ctx.gpu()?.stream();
-        let launched = match bcast {
-            None => {
-                let mut launch = stream.launch_builder(&self.same);
-                launch.arg(&c).arg(&t).arg(&e).arg(&out).arg(&len);
-                let cfg = flat_launch(n, vector_width(&[self.dtype]));
-                // SAFETY: `select_same(const bool* c, const T* t, const T* e,
-                // T* out, index_t n)` takes these arguments; every buffer
-                // holds n elements; out may be t or e, each element of which
-                // is read before being written, by the same thread.
-                unsafe { launch.launch(cfg) }
-            }
-            Some((dims, [sc, st, se])) => {
-                let func = if n <= i32::MAX as usize {
-                    &self.bcast32
-                } else {
-                    &self.bcast64
-                };
-                let mut launch = stream.launch_builder(func);
-                launch
-                    .arg(&c)
-                    .arg(&t)
-                    .arg(&e)
-                    .arg(&out)
-                    .arg(&len)
-                    .arg(&dims)
-                    .arg(&sc)
-                    .arg(&st)
-                    .arg(&se);
-                // SAFETY: the broadcast entries take `(c, t, e, out, n, dims,
-                // sc, st, se)` as passed; the strides address only elements
-                // of each operand over dims whose product is n; out holds n
-                // elements and may be t or e of the output's shape, whose
-                // element i only output element i reads.
-                unsafe { launch.launch(grid_for(n)) }
-            }
-        };
-        launched.map_err(|err| {
-            gpu_error(
-                if self.v2 {
-                    "launching SelectV2"
-                } else {
-                    "launching Select"
-                },
-                err,
-            )
-        })?;
-        Ok(())
+        let op = if self.v2 { "SelectV2" } else { "Select" };
+        let dtypes = [DataType::DtBool, self.dtype, self.dtype];
+        self.functions.run(ctx, &plan, dtypes, self.dtype, op)
     }
 }
 

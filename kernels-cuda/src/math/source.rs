@@ -684,97 +684,213 @@ extern "C" __global__ void cast(const S* x, D* y, index_t n) {{
     ))
 }
 
-/// The entry points of a select source.
-pub mod select_entry {
-    /// Condition, `t`, `e` and output of one shape: `(c, t, e, out, n)`.
-    pub const SAME: &str = "select_same";
+/// The entry points of a ternary source ([`ternary_source`]: `Select`,
+/// `SelectV2`, `ClipByValue`).
+pub mod ternary_entry {
+    /// The three operands and the output of one shape: `(a, b, c, out, n)`.
+    pub const SAME: &str = "ternary_same";
     /// Broadcasting, fewer than 2^31 output elements:
-    /// `(c, t, e, out, n, dims, c_strides, t_strides, e_strides)`.
-    pub const BCAST32: &str = "select_bcast32";
+    /// `(a, b, c, out, n, dims, a_strides, b_strides, c_strides)`.
+    pub const BCAST32: &str = "ternary_bcast32";
     /// Broadcasting, any size: same arguments as [`BCAST32`].
-    pub const BCAST64: &str = "select_bcast64";
+    pub const BCAST64: &str = "ternary_bcast64";
 }
 
-/// The source of `Select`/`SelectV2` on `dtype` (entries in
-/// [`select_entry`]); the output may be `t` or `e` when it has the output's
-/// shape.
-pub fn select_source(dtype: DataType) -> Result<KernelSource, KernelError> {
-    let t = c_type("Select", dtype)?;
+/// An element-wise function of three operands with TF's broadcasting: the
+/// source (key `key`, entries in [`ternary_entry`]) of `out[i] = f(a, b,
+/// c)` where `f` is `expr`, a CUDA expression of the operands `a`, `b`,
+/// `c` (of the C types `types[0..3]`: `TA`, `TB`, `TC`) giving a value of
+/// the output's type (`types[3]`: `TO`). `defs` is device code the
+/// expression uses.
+/// The flat entry moves 16 bytes of the widest operand per step through
+/// aligned packs; the output may be an operand of its shape and type, each
+/// of whose elements is read before being written, by the same thread.
+fn ternary_source(
+    key: String,
+    [ta, tb, tc, to]: [&str; 4],
+    defs: &str,
+    expr: &str,
+) -> KernelSource {
     let code = format!(
         r#"{COMMON}
-typedef {t} T;
-static constexpr int V = 16 / sizeof(T);
-typedef pack<T, V> PT;
-typedef pack<bool, V> PC;
+typedef {ta} TA;
+typedef {tb} TB;
+typedef {tc} TC;
+typedef {to} TO;
+{defs}
+__device__ __forceinline__ TO op(TA a, TB b, TC c) {{ return {expr}; }}
+template <int P, int Q> struct wider {{ static constexpr int value = P > Q ? P : Q; }};
+static constexpr int V =
+    16 / wider<wider<sizeof(TA), sizeof(TB)>::value, wider<sizeof(TC), sizeof(TO)>::value>::value;
+typedef pack<TA, V> PA;
+typedef pack<TB, V> PB;
+typedef pack<TC, V> PC;
+typedef pack<TO, V> PO;
 
-extern "C" __global__ void select_same(const bool* c, const T* t, const T* e, T* out, index_t n) {{
+extern "C" __global__ void ternary_same(const TA* a, const TB* b, const TC* c, TO* out, index_t n) {{
     index_t done = 0;
-    if (is_aligned(c, sizeof(PC)) && is_aligned(t, sizeof(PT)) && is_aligned(e, sizeof(PT)) &&
-        is_aligned(out, sizeof(PT))) {{
+    if (is_aligned(a, sizeof(PA)) && is_aligned(b, sizeof(PB)) && is_aligned(c, sizeof(PC)) &&
+        is_aligned(out, sizeof(PO))) {{
         const index_t nv = n / V;
         GRID_STRIDE(i, nv) {{
+            const PA av = reinterpret_cast<const PA*>(a)[i];
+            const PB bv = reinterpret_cast<const PB*>(b)[i];
             const PC cv = reinterpret_cast<const PC*>(c)[i];
-            const PT tv = reinterpret_cast<const PT*>(t)[i];
-            const PT ev = reinterpret_cast<const PT*>(e)[i];
-            PT o;
+            PO o;
 #pragma unroll
-            for (int k = 0; k < V; ++k) o.v[k] = cv.v[k] ? tv.v[k] : ev.v[k];
-            reinterpret_cast<PT*>(out)[i] = o;
+            for (int k = 0; k < V; ++k) o.v[k] = op(av.v[k], bv.v[k], cv.v[k]);
+            reinterpret_cast<PO*>(out)[i] = o;
         }}
         done = nv * V;
     }}
     GRID_STRIDE(j, n - done) {{
         const index_t i = done + j;
-        out[i] = c[i] ? t[i] : e[i];
+        out[i] = op(a[i], b[i], c[i]);
     }}
 }}
 
 template <typename I>
-__device__ __forceinline__ void bcast(const bool* c, const T* t, const T* e, T* out, index_t n,
-                                      const shape_arg& dims, const shape_arg& sc,
-                                      const shape_arg& st, const shape_arg& se) {{
+__device__ __forceinline__ void bcast(const TA* a, const TB* b, const TC* c, TO* out, index_t n,
+                                      const shape_arg& dims, const shape_arg& sa,
+                                      const shape_arg& sb, const shape_arg& sc) {{
     const int rank = (int)dims.rank;
     const I total = (I)n;
     const I step = (I)blockDim.x * (I)gridDim.x;
     for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < total; i += step) {{
         I rem = i;
+        I oa = 0;
+        I ob = 0;
         I oc = 0;
-        I ot = 0;
-        I oe = 0;
         for (int d = rank - 1; d > 0; --d) {{
             const I size = (I)dims.d[d];
             const I q = rem / size;
             const I r = rem - q * size;
+            oa += r * (I)sa.d[d];
+            ob += r * (I)sb.d[d];
             oc += r * (I)sc.d[d];
-            ot += r * (I)st.d[d];
-            oe += r * (I)se.d[d];
             rem = q;
         }}
+        oa += rem * (I)sa.d[0];
+        ob += rem * (I)sb.d[0];
         oc += rem * (I)sc.d[0];
-        ot += rem * (I)st.d[0];
-        oe += rem * (I)se.d[0];
-        out[i] = c[oc] ? t[ot] : e[oe];
+        out[i] = op(a[oa], b[ob], c[oc]);
     }}
 }}
 
-extern "C" __global__ void select_bcast32(const bool* c, const T* t, const T* e, T* out, index_t n,
-                                          shape_arg dims, shape_arg sc, shape_arg st, shape_arg se) {{
-    bcast<unsigned int>(c, t, e, out, n, dims, sc, st, se);
+extern "C" __global__ void ternary_bcast32(const TA* a, const TB* b, const TC* c, TO* out, index_t n,
+                                           shape_arg dims, shape_arg sa, shape_arg sb, shape_arg sc) {{
+    bcast<unsigned int>(a, b, c, out, n, dims, sa, sb, sc);
 }}
-extern "C" __global__ void select_bcast64(const bool* c, const T* t, const T* e, T* out, index_t n,
-                                          shape_arg dims, shape_arg sc, shape_arg st, shape_arg se) {{
-    bcast<index_t>(c, t, e, out, n, dims, sc, st, se);
+extern "C" __global__ void ternary_bcast64(const TA* a, const TB* b, const TC* c, TO* out, index_t n,
+                                           shape_arg dims, shape_arg sa, shape_arg sb, shape_arg sc) {{
+    bcast<index_t>(a, b, c, out, n, dims, sa, sb, sc);
+}}
+"#
+    );
+    KernelSource::new(
+        key,
+        code,
+        [
+            ternary_entry::SAME,
+            ternary_entry::BCAST32,
+            ternary_entry::BCAST64,
+        ],
+    )
+}
+
+/// The source of `Select`/`SelectV2` on `dtype` ([`ternary_source`] of
+/// `cond ? t : e`, the condition `bool`); the output may be `t` or `e` when
+/// it has the output's shape.
+pub fn select_source(dtype: DataType) -> Result<KernelSource, KernelError> {
+    let t = c_type("Select", dtype)?;
+    Ok(ternary_source(
+        format!("select/{}", dtype.type_name()),
+        ["bool", t, t, t],
+        "",
+        "a ? b : c",
+    ))
+}
+
+/// The source of `ClipByValue` on `dtype` ([`ternary_source`] of `(t, lo,
+/// hi)`): `m = hi < t ? hi : t`, then `m < lo ? lo : m`, compared in the
+/// compute type, as Eigen's `cwiseMin(hi).cwiseMax(lo)`
+/// and the CPU kernel (a NaN `t` stays NaN, a NaN bound is ignored); the
+/// chosen element is returned as it is, bits included. The output may be
+/// any operand of its shape.
+pub fn clip_source(dtype: DataType) -> Result<KernelSource, KernelError> {
+    let t = c_type("ClipByValue", dtype)?;
+    if !matches!(
+        kind(dtype),
+        Some(Kind::Float | Kind::Double | Kind::Signed | Kind::Unsigned)
+    ) {
+        return Err(unsupported("ClipByValue", dtype));
+    }
+    Ok(ternary_source(
+        format!("clip/{}", dtype.type_name()),
+        [t, t, t, t],
+        r#"template <typename E> __device__ __forceinline__ E clip_of(E t, E lo, E hi) {
+    const E m = load(hi) < load(t) ? hi : t;
+    return load(m) < load(lo) ? lo : m;
+}"#,
+        "clip_of(a, b, c)",
+    ))
+}
+
+/// The C type of `dtype` and the expression adding two of its elements `a`
+/// and `b` (of type `T`) in the element type, as TF's kernels add: integers
+/// wrap, `half` and `bfloat16` round after the addition; or the error for
+/// `what` on a type without addition.
+fn element_add(what: &str, dtype: DataType) -> Result<(&'static str, &'static str), KernelError> {
+    let t = c_type(what, dtype)?;
+    let add = match kind(dtype) {
+        Some(Kind::Float | Kind::Double) => "store<T>(load(a) + load(b))",
+        Some(Kind::Signed | Kind::Unsigned) => "wrap_add(a, b)",
+        _ => return Err(unsupported(what, dtype)),
+    };
+    Ok((t, add))
+}
+
+/// The source of `Cumsum` on `dtype`: entry `cumsum(const T* x, T* y,
+/// index_t outer, index_t len, index_t inner, i32 exclusive, i32 reverse)`
+/// scans `[outer, len, inner]` along the middle dimension, one thread per
+/// `(outer, inner)` column walking it in order (backward when `reverse`),
+/// the running sum in `T` as the CPU kernel keeps it: integers wrap,
+/// `half` and `bfloat16` round to `T` after each addition. `exclusive`
+/// writes the sum before each element. `y` may be `x`: each element is
+/// read before being written, by the same thread.
+pub fn cumsum_source(dtype: DataType) -> Result<KernelSource, KernelError> {
+    let (t, add) = element_add("Cumsum", dtype)?;
+    let code = format!(
+        r#"{COMMON}
+typedef {t} T;
+__device__ __forceinline__ T add(T a, T b) {{ return {add}; }}
+
+extern "C" __global__ void cumsum(const T* x, T* y, index_t outer, index_t len, index_t inner,
+                                  i32 exclusive, i32 reverse) {{
+    GRID_STRIDE(col, outer * inner) {{
+        const index_t o = col / inner;
+        const index_t base = o * len * inner + (col - o * inner);
+        T acc = store<T>((typename compute_t<T>::type)0);
+        for (index_t step = 0; step < len; ++step) {{
+            const index_t k = reverse ? len - 1 - step : step;
+            const index_t at = base + k * inner;
+            const T v = x[at];
+            if (exclusive) {{
+                y[at] = acc;
+                acc = add(acc, v);
+            }} else {{
+                acc = add(acc, v);
+                y[at] = acc;
+            }}
+        }}
+    }}
 }}
 "#
     );
     Ok(KernelSource::new(
-        format!("select/{}", dtype.type_name()),
+        format!("cumsum/{}", dtype.type_name()),
         code,
-        [
-            select_entry::SAME,
-            select_entry::BCAST32,
-            select_entry::BCAST64,
-        ],
+        ["cumsum"],
     ))
 }
 
@@ -786,12 +902,7 @@ pub const ADD_N_BATCH: usize = 8;
 /// in[count - 1]`, or adds them to `out` when `accumulate` is nonzero, left
 /// to right in the element type (so `half` rounds after each addition).
 pub fn add_n_source(dtype: DataType) -> Result<KernelSource, KernelError> {
-    let t = c_type("AddN", dtype)?;
-    let add = match kind(dtype) {
-        Some(Kind::Float | Kind::Double) => "store<T>(load(a) + load(b))",
-        Some(Kind::Signed | Kind::Unsigned) => "wrap_add(a, b)",
-        _ => return Err(unsupported("AddN", dtype)),
-    };
+    let (t, add) = element_add("AddN", dtype)?;
     let code = format!(
         r#"{COMMON}
 typedef {t} T;
@@ -861,6 +972,13 @@ mod tests {
             add_n_source(DataType::DtInt64).unwrap().key(),
             "add_n/int64"
         );
+        let s = clip_source(DataType::DtBfloat16).unwrap();
+        assert_eq!(s.key(), "clip/bfloat16");
+        assert!(s.code().contains("typedef bf16_t TA;"));
+        assert_eq!(
+            cumsum_source(DataType::DtUint16).unwrap().key(),
+            "cumsum/uint16"
+        );
     }
 
     #[test]
@@ -875,6 +993,9 @@ mod tests {
             "{e}"
         );
         assert!(add_n_source(DataType::DtBool).is_err());
+        assert!(clip_source(DataType::DtBool).is_err());
+        assert!(cumsum_source(DataType::DtBool).is_err());
+        assert!(cumsum_source(DataType::DtComplex64).is_err());
     }
 
     #[test]

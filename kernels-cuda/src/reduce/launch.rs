@@ -4,7 +4,10 @@ use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::proto::DataType;
 
-use opreg_cuda::{BLOCK, GpuContext, gpu_error, gpu_ptr_mut, grid_for};
+use opreg_cuda::{BLOCK, GpuContext, GpuDevice, gpu_error, gpu_ptr_mut, grid_for};
+use registry_core::kernel::KernelSource;
+
+use super::source::entry;
 
 /// Reductions this short run one thread per output.
 const SERIAL_MAX_R: usize = 32;
@@ -115,6 +118,21 @@ pub(crate) struct ReduceFunctions {
     pub(crate) cols: CudaFunction,
     /// `cols_part`.
     pub(crate) cols_part: CudaFunction,
+}
+
+impl ReduceFunctions {
+    /// The entries of the reduction source `source`, compiled (or found
+    /// cached) for `gpu`.
+    pub(crate) fn new(gpu: &GpuDevice, source: &KernelSource) -> Result<Self, KernelError> {
+        Ok(Self {
+            serial: gpu.function(source, entry::SERIAL)?,
+            serial_acc: gpu.function(source, entry::SERIAL_ACC)?,
+            rows: gpu.function(source, entry::ROWS)?,
+            rows_part: gpu.function(source, entry::ROWS_PART)?,
+            cols: gpu.function(source, entry::COLS)?,
+            cols_part: gpu.function(source, entry::COLS_PART)?,
+        })
+    }
 }
 
 /// Queues the reduction of `x` (the device address of `[outer, r, inner]`

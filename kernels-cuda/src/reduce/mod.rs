@@ -38,3 +38,9 @@ pub use source::{
     ARG_MAX_DTYPES, ARG_MAX_INDEX_DTYPES, REDUCE_DTYPES, ReduceOp, arg_max_source, reduce_source,
 };
 pub use sum_mean_max::{ReductionGpu, reduce_sources};
+
+// What Einsum (`linalg`, with `array`) uses of the reductions.
+#[cfg(all(feature = "linalg", feature = "array"))]
+pub(crate) use launch::{ReduceFunctions, reduce_into};
+#[cfg(all(feature = "linalg", feature = "array"))]
+pub(crate) use sum_mean_max::{acc_size, source_of};

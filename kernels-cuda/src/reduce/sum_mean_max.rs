@@ -30,7 +30,7 @@ fn reduce_op(op: &str) -> Result<ReduceOp, KernelError> {
 }
 
 /// The source of `op` on `dtype`, or why there is none.
-fn source_of(op: ReduceOp, dtype: DataType) -> Result<KernelSource, KernelError> {
+pub(crate) fn source_of(op: ReduceOp, dtype: DataType) -> Result<KernelSource, KernelError> {
     reduce_source(op, dtype).ok_or_else(|| {
         KernelError::unimplemented(format!(
             "{} on GPU does not support dtype {}",
@@ -47,7 +47,7 @@ pub fn reduce_sources(reg: &KernelRegistration) -> Result<Vec<KernelSource>, Ker
 }
 
 /// The accumulator size of `op` on `dtype` (see the source's numerics).
-fn acc_size(op: ReduceOp, dtype: DataType) -> Option<usize> {
+pub(crate) fn acc_size(op: ReduceOp, dtype: DataType) -> Option<usize> {
     Some(match (op, dtype) {
         (_, DataType::DtHalf | DataType::DtBfloat16) => 4,
         (ReduceOp::Mean, DataType::DtInt32) => 8,
@@ -116,19 +116,11 @@ impl BuildKernel for ReductionGpu {
             ))
         })?;
         let gpu = ctx.gpu()?;
-        let functions = ReduceFunctions {
-            serial: gpu.function(&source, entry::SERIAL)?,
-            serial_acc: gpu.function(&source, entry::SERIAL_ACC)?,
-            rows: gpu.function(&source, entry::ROWS)?,
-            rows_part: gpu.function(&source, entry::ROWS_PART)?,
-            cols: gpu.function(&source, entry::COLS)?,
-            cols_part: gpu.function(&source, entry::COLS_PART)?,
-        };
         Ok(Self {
             dtype,
             keep_dims,
             acc_size,
-            functions,
+            functions: ReduceFunctions::new(gpu, &source)?,
             permute: gpu.function(&source, entry::PERMUTE)?,
         })
     }
