@@ -248,6 +248,24 @@ impl EinsumPlan {
     pub fn size(&self, label: Label) -> usize {
         self.sizes.get(&label).copied().unwrap_or(1)
     }
+
+    /// The output elements one step of each of `labels` moves by: the sum
+    /// of the row-major strides of the output axes it labels (several when
+    /// a label repeats in the output, as `i` in `ij->iij`).
+    pub fn output_steps(&self, labels: &[Label]) -> Vec<i64> {
+        let out_strides = row_major_steps(self.out_shape.dims());
+        labels
+            .iter()
+            .map(|&l| {
+                self.output
+                    .iter()
+                    .zip(&out_strides)
+                    .filter(|(m, _)| **m == l)
+                    .map(|(_, &s)| s)
+                    .sum()
+            })
+            .collect()
+    }
 }
 
 /// The labels of `labels`, each once, in order of first appearance.
@@ -415,22 +433,9 @@ impl Contraction {
                 summed: summed.len(),
             }
         };
-        let inflate = (labels.len() != plan.output.len()).then(|| {
-            let out_strides = row_major_steps(plan.out_shape.dims());
-            Gather {
-                dims: labels.iter().map(|&l| plan.size(l)).collect(),
-                steps: labels
-                    .iter()
-                    .map(|&l| {
-                        plan.output
-                            .iter()
-                            .zip(&out_strides)
-                            .filter(|(m, _)| **m == l)
-                            .map(|(_, &s)| s)
-                            .sum()
-                    })
-                    .collect(),
-            }
+        let inflate = (labels.len() != plan.output.len()).then(|| Gather {
+            dims: labels.iter().map(|&l| plan.size(l)).collect(),
+            steps: plan.output_steps(&labels),
         });
         if dims.len() == 1 {
             return Ok(Self {

@@ -10,7 +10,7 @@
 use std::marker::PhantomData;
 
 use opreg_op_logic::batch_matmul::BatchMatMulGeometry;
-use opreg_op_logic::einsum::{EinsumPlan, Equation, Label};
+use opreg_op_logic::einsum::{EinsumPlan, Equation, Label, unique_labels as unique};
 use opreg_standard_ops::Einsum;
 use registry_core::kernel;
 use registry_core::kernel::{
@@ -32,17 +32,6 @@ struct Operand<T> {
     data: Vec<T>,
     dims: Vec<usize>,
     labels: Vec<Label>,
-}
-
-/// The labels of `labels`, each once, in order of first appearance.
-fn unique(labels: &[Label]) -> Vec<Label> {
-    let mut out: Vec<Label> = Vec::with_capacity(labels.len());
-    for &l in labels {
-        if !out.contains(&l) {
-            out.push(l);
-        }
-    }
-    out
 }
 
 /// Row-major strides of `dims`.
@@ -120,18 +109,10 @@ fn einsum<T: EinsumElement>(plan: &EinsumPlan, inputs: &[&Tensor]) -> Result<Vec
 /// axes are `plan.output` (labels repeating): element `(.., l = v, ..)`
 /// goes where every axis labelled `l` is `v`.
 fn inflate<T: EinsumElement>(plan: &EinsumPlan, labels: &[Label], result: &[T]) -> Vec<T> {
-    let out_dims = plan.out_shape.dims();
-    let out_strides = strides(out_dims);
-    let steps: Vec<usize> = labels
-        .iter()
-        .map(|&l| {
-            plan.output
-                .iter()
-                .zip(&out_strides)
-                .filter(|(m, _)| **m == l)
-                .map(|(_, &s)| s as usize)
-                .sum()
-        })
+    let steps: Vec<usize> = plan
+        .output_steps(labels)
+        .into_iter()
+        .map(|s| s as usize)
         .collect();
     let sizes: Vec<usize> = labels.iter().map(|&l| plan.size(l)).collect();
     let mut out = vec![T::ZERO; plan.out_shape.num_elements()];

@@ -11,9 +11,10 @@ use registry_core::kernel;
 use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
-use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
+use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
 use crate::numeric::{Element, Number};
+use opreg_op_logic::clip_cumsum::{ScanGeometry, check_clip_bounds};
 
 /// An element `ClipByValue` clips: ordered types as Eigen's `mini`/`maxi`
 /// (`hi < t ? hi : t`, then `m < lo ? lo : m`: NaN in `t` stays), complex
@@ -66,14 +67,7 @@ fn clip_by_value<T: ClipElement>(ctx: &mut OpKernelContext<'_>) -> Result<(), Ke
     let t = ctx.input(0)?.clone();
     let lo = ctx.input(1)?.clone();
     let hi = ctx.input(2)?.clone();
-    let fits = |b: &Tensor| b.shape().rank() == 0 || b.shape() == t.shape();
-    registry_core::kernel_ensure!(
-        fits(&lo) && fits(&hi),
-        "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. input shape: {}clip_value_min shape: {}clip_value_max shape: {}",
-        t.shape(),
-        lo.shape(),
-        hi.shape()
-    );
+    check_clip_bounds(t.shape(), lo.shape(), hi.shape())?;
     let out = ctx.allocate_output(0, t.shape().clone())?;
     let (x, lo, hi) = (t.as_slice::<T>()?, lo.as_slice::<T>()?, hi.as_slice::<T>()?);
     let out = out.as_mut_slice::<T>()?;
@@ -112,27 +106,7 @@ impl<T: Number> BuildKernel for CumsumKernel<T> {
 impl<T: Number> OpKernel for CumsumKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let x = ctx.input(0)?.clone();
-        let axis_t = ctx.input(1)?;
-        registry_core::kernel_ensure!(
-            axis_t.shape().rank() == 0,
-            "ScanOp: axis must be a scalar, not {}",
-            axis_t.shape()
-        );
-        let axis = opreg_op_logic::index::int_values(axis_t)?
-            .first()
-            .copied()
-            .unwrap_or(0);
-        let rank = x.shape().rank() as i64;
-        let normalized = if axis < 0 { axis + rank } else { axis };
-        registry_core::kernel_ensure!(
-            (0..rank).contains(&normalized),
-            "ScanOp: Expected scan axis in the range [{}, {rank}), but got {normalized}",
-            -rank
-        );
-        let axis = normalized as usize;
-        let dims = x.dims();
-        let n = dims[axis];
-        let inner: usize = dims[axis + 1..].iter().product();
+        let ScanGeometry { len: n, inner, .. } = ScanGeometry::new(x.dims(), ctx.input(1)?)?;
         let out = ctx.allocate_output(0, x.shape().clone())?;
         let out = out.as_mut_slice::<T>()?;
         let x = x.as_slice::<T>()?;
