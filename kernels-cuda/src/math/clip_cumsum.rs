@@ -4,7 +4,7 @@
 //! - `ClipByValue`: `min(max(t, lo), hi)` as Eigen's
 //!   `t.cwiseMin(hi).cwiseMax(lo)` (a NaN `t` stays NaN, a NaN bound is
 //!   ignored, the chosen element is kept bit for bit), the bounds scalars or
-//!   of `t`'s shape: one ternary kernel ([`TernaryFunctions`], as `Select`),
+//!   of `t`'s shape: one ternary kernel (`TernaryFunctions`, as `Select`),
 //!   a scalar bound broadcast with stride 0; an operand of the output's
 //!   shape is updated in place when it can be forwarded.
 //! - `Cumsum`: the input viewed as `[outer, len, inner]` around the scan

@@ -684,7 +684,7 @@ extern "C" __global__ void cast(const S* x, D* y, index_t n) {{
     ))
 }
 
-/// The entry points of a ternary source ([`ternary_source`]: `Select`,
+/// The entry points of a ternary source (`ternary_source`: `Select`,
 /// `SelectV2`, `ClipByValue`).
 pub mod ternary_entry {
     /// The three operands and the output of one shape: `(a, b, c, out, n)`.
@@ -798,7 +798,7 @@ extern "C" __global__ void ternary_bcast64(const TA* a, const TB* b, const TC* c
     )
 }
 
-/// The source of `Select`/`SelectV2` on `dtype` ([`ternary_source`] of
+/// The source of `Select`/`SelectV2` on `dtype` (`ternary_source` of
 /// `cond ? t : e`, the condition `bool`); the output may be `t` or `e` when
 /// it has the output's shape.
 pub fn select_source(dtype: DataType) -> Result<KernelSource, KernelError> {
@@ -811,7 +811,7 @@ pub fn select_source(dtype: DataType) -> Result<KernelSource, KernelError> {
     ))
 }
 
-/// The source of `ClipByValue` on `dtype` ([`ternary_source`] of `(t, lo,
+/// The source of `ClipByValue` on `dtype` (`ternary_source` of `(t, lo,
 /// hi)`): `m = hi < t ? hi : t`, then `m < lo ? lo : m`, compared in the
 /// compute type, as Eigen's `cwiseMin(hi).cwiseMax(lo)`
 /// and the CPU kernel (a NaN `t` stays NaN, a NaN bound is ignored); the

@@ -280,7 +280,7 @@ impl HostBuffer {
 
     /// Allocates `len` bytes for a writer that sets every one of them
     /// before anything reads them: zeros, or, when a freed block of the
-    /// same size is [reused](super::recycle), the bytes it held (the zero
+    /// same size is reused, the bytes it held (the zero
     /// fill is skipped). Errors as [`zeroed`](Self::zeroed) does.
     ///
     /// The bytes are always initialised, but may be any values: not for a
