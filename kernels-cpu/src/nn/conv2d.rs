@@ -11,9 +11,9 @@ use registry_core::kernel::{
     BuildKernel, KernelError, OpKernel, OpKernelConstruction, OpKernelContext,
 };
 
-use super::RowEpilogue;
 use super::direct_conv::ConvElement;
 use super::im2col::conv_ndhwc;
+use super::{RowEpilogue, zeros_then};
 use opreg_op_logic::conv::Conv2DParams;
 use opreg_op_logic::window::DataFormat;
 
@@ -59,12 +59,8 @@ pub(super) fn conv2d<T: ConvElement>(
     let geo = params.geometry(input.dims(), filter.dims())?;
     let out = ctx.allocate_output_to_overwrite(0, geo.out_shape(params.format))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
-        // Nothing to compute, or only padding: zeros (then the epilogue).
-        let out = out.as_mut_slice::<T>()?;
-        out.fill(T::default());
-        if let Some(epilogue) = epilogue {
-            epilogue(out);
-        }
+        // Nothing to compute, or only padding.
+        zeros_then(out.as_mut_slice::<T>()?, epilogue);
         return Ok(geo.out_depth);
     }
     if params.format != DataFormat::Nhwc {

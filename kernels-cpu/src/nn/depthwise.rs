@@ -28,9 +28,9 @@ use registry_core::kernel::{
 };
 use registry_core::tensor::{bf16, f16};
 
-use super::RowEpilogue;
 use super::depthwise_interior::InteriorRow;
 use super::softmax::WideFloat;
+use super::{RowEpilogue, zeros_then};
 
 /// An element type of the depthwise kernel.
 pub(super) trait DepthwiseElement: WideFloat {
@@ -96,12 +96,8 @@ pub(super) fn depthwise_conv2d<T: DepthwiseElement>(
     let f = params.format;
     let out = ctx.allocate_output_to_overwrite(0, g.out_shape(f))?;
     if out.num_elements() == 0 || input.num_elements() == 0 {
-        // Only padding: zeros (then the epilogue).
-        let out = out.as_mut_slice::<T>()?;
-        out.fill(T::default());
-        if let Some(epilogue) = epilogue {
-            epilogue(out);
-        }
+        // Only padding.
+        zeros_then(out.as_mut_slice::<T>()?, epilogue);
         return Ok(g.out_depth);
     }
     if f != DataFormat::Nhwc {

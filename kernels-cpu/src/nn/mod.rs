@@ -19,6 +19,15 @@ mod gemm;
 /// cache (a fused op's bias and activation).
 type RowEpilogue<'a, T> = &'a (dyn Fn(&mut [T]) + Sync);
 
+/// A contraction's output when nothing is summed into it (an empty input,
+/// only padding): zeros, then the epilogue.
+fn zeros_then<T: Default + Copy>(out: &mut [T], epilogue: Option<RowEpilogue<'_, T>>) {
+    out.fill(T::default());
+    if let Some(epilogue) = epilogue {
+        epilogue(out);
+    }
+}
+
 mod conv2d;
 mod conv2d_backprop_input;
 mod conv3d;

@@ -297,7 +297,7 @@ impl Tensor {
     #[inline]
     pub fn zeros(dtype: DataType, shape: impl IntoShape) -> Result<Self, TensorError> {
         let shape = shape.into_shape()?;
-        let storage = Self::zeroed_storage(dtype, &shape)?;
+        let storage = Self::new_storage(dtype, &shape, true)?;
         Ok(Self {
             dtype,
             shape,
@@ -347,12 +347,6 @@ impl Tensor {
             shape,
             storage,
         }))
-    }
-
-    /// Zero-filled storage for `dtype` and `shape`.
-    #[inline]
-    fn zeroed_storage(dtype: DataType, shape: &TensorShape) -> Result<Storage, TensorError> {
-        Self::new_storage(dtype, shape, true)
     }
 
     /// Storage for `dtype` and `shape`: zero-filled with `zero`, else
