@@ -149,7 +149,7 @@ enum Command {
         /// Skip folding zero Pads into the convolutions after them.
         #[arg(long)]
         no_pad_folding: bool,
-        /// Skip fusing convolutions and MatMuls with their bias and activation.
+        /// Skip fusing convolutions and MatMuls with their bias, residual Add and activation.
         #[arg(long)]
         no_fusion: bool,
     },

@@ -39,6 +39,20 @@ fn placeholder(name: &str, dtype: DataType) -> NodeDef {
     node(name, "Placeholder", &[], &[("dtype", dtype.into())])
 }
 
+/// A float `Conv2D` with unit strides and `VALID` padding.
+fn valid_conv(name: &str, inputs: &[&str]) -> NodeDef {
+    node(
+        name,
+        "Conv2D",
+        inputs,
+        &[
+            ("T", DataType::DtFloat.into()),
+            ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+            ("padding", AttrValue::from("VALID")),
+        ],
+    )
+}
+
 fn float_op(name: &str, op: &str, inputs: &[&str]) -> NodeDef {
     node(name, op, inputs, &[("T", DataType::DtFloat.into())])
 }
@@ -609,16 +623,7 @@ fn fused_epilogues_flush_denormal_biases_as_the_unfused_ops_do() {
             placeholder("x", DataType::DtFloat),
             constant("w", &Tensor::from_vec([1, 1, 2, 4], values(8, 5)).unwrap()),
             constant("b", &Tensor::from_vec([4], bias.to_vec()).unwrap()),
-            node(
-                "contraction",
-                "Conv2D",
-                &["x", "w"],
-                &[
-                    ("T", DataType::DtFloat.into()),
-                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
-                    ("padding", "VALID".into()),
-                ],
-            ),
+            valid_conv("contraction", &["x", "w"]),
             float_op("bias", "BiasAdd", &["contraction", "b"]),
         ];
         if let Some(act) = activation {
@@ -643,6 +648,155 @@ fn fused_epilogues_flush_denormal_biases_as_the_unfused_ops_do() {
             assert!(pixel[3] > 0.9, "{activation:?}: {pixel:?}");
         }
     }
+}
+
+/// A placeholder of `dims` (-1: unknown).
+fn shaped_placeholder(name: &str, dims: &[i64]) -> NodeDef {
+    node(
+        name,
+        "Placeholder",
+        &[],
+        &[
+            ("dtype", DataType::DtFloat.into()),
+            (
+                "shape",
+                AttrValue::from(registry_core::shape::Shape::from_dims(dims).to_proto()),
+            ),
+        ],
+    )
+}
+
+/// `fusable(op, None)` with shaped inputs, then `sum = add(bias, r)` (the
+/// operands in that order, or swapped) of a residual input `r` of
+/// `r_dims`, then an optional activation `act`; with the feeds.
+fn residual(
+    op: &str,
+    add: &str,
+    swapped: bool,
+    r_dims: &[i64],
+    unknown_batch: bool,
+    activation: Option<&str>,
+) -> (Graph, Vec<(&'static str, Tensor)>) {
+    let (g, x) = fusable(op, None);
+    let mut nodes = g.to_graph_def().node;
+    let batch = |d: &[usize]| -> Vec<i64> {
+        d.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                if i == 0 && unknown_batch {
+                    -1
+                } else {
+                    v as i64
+                }
+            })
+            .collect()
+    };
+    let x_dims = batch(x.dims());
+    let at = nodes.iter().position(|n| n.name == "x").unwrap();
+    nodes[at] = shaped_placeholder("x", &x_dims);
+    let mut r_shape = r_dims.to_vec();
+    if unknown_batch && r_shape.len() == x_dims.len() {
+        r_shape[0] = -1;
+    }
+    nodes.push(shaped_placeholder("r", &r_shape));
+    let inputs = if swapped {
+        ["r", "bias"]
+    } else {
+        ["bias", "r"]
+    };
+    nodes.push(float_op("sum", add, &inputs));
+    if let Some(act) = activation {
+        let mut attrs = vec![("T", DataType::DtFloat.into())];
+        if act == "LeakyRelu" {
+            attrs.push(("alpha", AttrValue::from(0.2f32)));
+        }
+        nodes.push(node("act", act, &["sum"], &attrs));
+    }
+    let r_len: i64 = r_dims.iter().product();
+    let r = Tensor::from_vec(
+        r_dims.iter().map(|&d| d as usize).collect::<Vec<_>>(),
+        values(r_len as usize, 39).iter().map(|v| v * 4.0).collect(),
+    )
+    .unwrap();
+    (graph(nodes), vec![("x", x), ("r", r)])
+}
+
+#[test]
+fn residual_adds_fuse_into_conv2d_and_matmul_and_compute_the_same() {
+    for (op, fused, out_dims) in [
+        ("Conv2D", "_FusedConv2D", vec![1i64, 5, 5, 4]),
+        ("MatMul", "_FusedMatMul", vec![4, 3]),
+    ] {
+        for (add, swapped, unknown_batch) in [
+            ("AddV2", false, false),
+            ("AddV2", true, false),
+            ("AddV2", false, true),
+        ] {
+            for activation in [
+                None,
+                Some("Relu"),
+                Some("Relu6"),
+                Some("LeakyRelu"),
+                Some("Elu"),
+            ] {
+                let case = format!(
+                    "{op} {add} swapped {swapped} unknown batch {unknown_batch} {activation:?}"
+                );
+                let (g, feeds) = residual(op, add, swapped, &out_dims, unknown_batch, activation);
+                let last = if activation.is_some() { "act" } else { "sum" };
+                let (optimized, report) = optimize(&g, &["x", "r"], &[last]);
+                assert_eq!(report.fused, 1, "{case}");
+                let node = optimized.node(last).unwrap();
+                assert_eq!(node.op(), fused, "{case}");
+                for gone in ["contraction", "bias", "sum"] {
+                    assert!(
+                        gone == last || optimized.node(gone).is_none(),
+                        "{case}: {gone}"
+                    );
+                }
+                let mut expected = vec!["BiasAdd".to_owned(), "Add".to_owned()];
+                expected.extend(activation.map(str::to_owned));
+                assert_eq!(fused_ops_of(&optimized, last), expected, "{case}");
+                assert_eq!(node.def.input[3], "r", "{case}");
+                // The same arithmetic, element for element.
+                let (ours, plain) = run_both(&g, &feeds, &[last]);
+                assert_eq!(ours[0], plain[0], "{case}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_add_that_broadcasts_or_is_not_the_biases_only_reader_stays() {
+    // A per-channel addend broadcasts: the bias fuses, the AddV2 stays.
+    let (g, feeds) = residual("Conv2D", "AddV2", false, &[4], false, Some("Relu"));
+    let (optimized, report) = optimize(&g, &["x", "r"], &["act"]);
+    assert_eq!(report.fused, 1);
+    assert_eq!(fused_ops_of(&optimized, "bias"), ["BiasAdd"]);
+    assert_eq!(optimized.node("sum").unwrap().op(), "AddV2");
+    let (ours, plain) = run_both(&g, &feeds, &["act"]);
+    assert_eq!(ours, plain);
+    // The depthwise convolution has no Add form (as in TensorFlow).
+    let (g, x) = fusable("DepthwiseConv2dNative", None);
+    let mut nodes = g.to_graph_def().node;
+    let at = nodes.iter().position(|n| n.name == "x").unwrap();
+    nodes[at] = shaped_placeholder("x", &[1, 5, 5, 2]);
+    nodes.push(shaped_placeholder("r", &[1, 5, 5, 4]));
+    nodes.push(float_op("sum", "AddV2", &["bias", "r"]));
+    let g = graph(nodes);
+    let (optimized, report) = optimize(&g, &["x", "r"], &["sum"]);
+    assert_eq!(report.fused, 1);
+    assert_eq!(fused_ops_of(&optimized, "bias"), ["BiasAdd"]);
+    let r = Tensor::from_vec([1, 5, 5, 4], values(100, 40)).unwrap();
+    let (ours, plain) = run_both(&g, &[("x", x), ("r", r)], &["sum"]);
+    assert_eq!(ours, plain);
+    // The BiasAdd is fetched too: the Add stays.
+    let (g, feeds) = residual("Conv2D", "AddV2", false, &[1, 5, 5, 4], false, None);
+    let (optimized, _) = optimize(&g, &["x", "r"], &["bias", "sum"]);
+    assert_eq!(fused_ops_of(&optimized, "bias"), ["BiasAdd"]);
+    assert_eq!(optimized.node("sum").unwrap().op(), "AddV2");
+    let (ours, plain) = run_both(&g, &feeds, &["bias", "sum"]);
+    assert_eq!(ours, plain);
 }
 
 #[test]
@@ -691,6 +845,88 @@ fn fused_kernels_refuse_what_they_cannot_compute() {
     let err = conv(&["BiasAdd"], 1, 2).unwrap_err();
     assert!(
         err.contains("Must provide as many biases as the output has channels: [2] vs. 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fused_adds_check_their_arguments_and_broadcast_as_add_does() {
+    // `_FusedConv2D` `[BiasAdd, Add, Relu]` written by hand, the added
+    // tensor of shape `r_dims`.
+    let run = |num_args: i64, r_dims: Vec<usize>| {
+        let fused_ops = registry_core::proto::attr_value::ListValue {
+            s: ["BiasAdd", "Add", "Relu"]
+                .iter()
+                .map(|s| s.as_bytes().to_vec())
+                .collect(),
+            ..Default::default()
+        };
+        let targs = registry_core::proto::attr_value::ListValue {
+            r#type: vec![DataType::DtFloat as i32; num_args as usize],
+            ..Default::default()
+        };
+        let mut inputs = vec!["x", "w", "b"];
+        if num_args == 2 {
+            inputs.push("r");
+        }
+        let g = graph(vec![
+            placeholder("x", DataType::DtFloat),
+            placeholder("r", DataType::DtFloat),
+            constant("w", &Tensor::from_vec([1, 1, 2, 3], values(6, 41)).unwrap()),
+            constant("b", &Tensor::from_vec([3], values(3, 42)).unwrap()),
+            node(
+                "y",
+                "_FusedConv2D",
+                &inputs,
+                &[
+                    ("T", DataType::DtFloat.into()),
+                    ("TArgs", AttrValue::from(targs)),
+                    ("num_args", num_args.into()),
+                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+                    ("padding", AttrValue::from("VALID")),
+                    ("fused_ops", AttrValue::from(fused_ops)),
+                ],
+            ),
+            // The same, unfused.
+            valid_conv("conv", &["x", "w"]),
+            float_op("biased", "BiasAdd", &["conv", "b"]),
+            float_op("sum", "AddV2", &["biased", "r"]),
+            float_op("relu", "Relu", &["sum"]),
+        ]);
+        let n: usize = r_dims.iter().product();
+        let x = Tensor::from_vec([1, 2, 2, 2], values(8, 43)).unwrap();
+        let r = Tensor::from_vec(r_dims, values(n, 44)).unwrap();
+        let plain = SessionOptions {
+            optimizations: GraphOptimizations::none(),
+            ..SessionOptions::default()
+        };
+        let session = Session::with_options(g, plain);
+        let fused = session
+            .run(&[("x", x.clone()), ("r", r.clone())], &["y"])
+            .map_err(|e| e.to_string())?;
+        let unfused = session.run(&[("x", x), ("r", r)], &["relu"]).unwrap();
+        assert_eq!(fused, unfused);
+        Ok::<_, String>(fused)
+    };
+    // The output's shape, then shapes that broadcast to it.
+    for r_dims in [vec![1, 2, 2, 3], vec![3], vec![1, 2, 1, 3], vec![]] {
+        run(2, r_dims.clone()).unwrap_or_else(|e| panic!("{r_dims:?}: {e}"));
+    }
+    // Shapes that do not.
+    let err = run(2, vec![2, 2, 2, 3]).unwrap_err();
+    assert!(
+        err.contains("would broadcast the output [1,2,2,3] to [2,2,2,3]"),
+        "{err}"
+    );
+    let err = run(2, vec![4]).unwrap_err();
+    assert!(
+        err.contains("Incompatible shapes: [1,2,2,3] vs. [4]"),
+        "{err}"
+    );
+    // The Add without its argument.
+    let err = run(1, vec![1, 2, 2, 3]).unwrap_err();
+    assert!(
+        err.contains("must have two extra arguments: bias and the tensor added"),
         "{err}"
     );
 }

@@ -32,6 +32,7 @@ pub mod compare;
 pub mod data;
 #[cfg_attr(not(feature = "math"), allow(dead_code))]
 pub(crate) mod driver;
+pub mod exp;
 pub mod scalar;
 #[cfg(feature = "math")]
 pub mod select;

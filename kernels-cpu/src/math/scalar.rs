@@ -353,11 +353,11 @@ macro_rules! float_pow {
 float_pow!(f32 => true, f64 => true, f16 => false, bf16 => false);
 
 macro_rules! native_float {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $exp:path),*) => {$(
         impl Transcendental for $t {
             #[inline(always)]
             fn tf_exp(self) -> Self {
-                self.exp()
+                $exp(self)
             }
             #[inline(always)]
             fn tf_log(self) -> Self {
@@ -373,7 +373,7 @@ macro_rules! native_float {
             }
             #[inline(always)]
             fn tf_sigmoid(self) -> Self {
-                let e = self.exp();
+                let e = self.tf_exp();
                 if e.is_infinite() { 1.0 } else { e / (1.0 + e) }
             }
             #[inline(always)]
@@ -387,7 +387,9 @@ macro_rules! native_float {
         }
     )*};
 }
-native_float!(f32, f64);
+// `float`'s exponential is Eigen's vectorizable polynomial (as TF's);
+// `double`'s the C library's.
+native_float!(f32 => super::exp::exp_f32, f64 => f64::exp);
 
 macro_rules! half_float {
     ($($t:ty),*) => {$(
@@ -413,7 +415,7 @@ macro_rules! half_float {
             /// type (1 where `e` overflows).
             #[inline(always)]
             fn tf_sigmoid(self) -> Self {
-                let e = <$t>::from_f32(self.to_f32().exp());
+                let e = <$t>::from_f32(self.to_f32().tf_exp());
                 if e.is_infinite() {
                     return <$t>::ONE;
                 }

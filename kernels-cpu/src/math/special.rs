@@ -18,6 +18,7 @@
 
 use registry_core::tensor::{Complex64, Complex128, bf16, f16};
 
+use super::scalar::Transcendental;
 use crate::numeric::{Number, Real};
 
 /// `Relu6`: `min(max(x, 0), 6)`, keeping NaN.
@@ -116,12 +117,16 @@ macro_rules! native_special {
         impl SpecialFloat for $t {
             #[inline(always)]
             fn tf_elu(self) -> Self {
-                if self < 0.0 { self.exp() - 1.0 } else { self }
+                if self < 0.0 {
+                    self.tf_exp() - 1.0
+                } else {
+                    self
+                }
             }
             #[inline(always)]
             fn tf_selu(self) -> Self {
                 if self < 0.0 {
-                    (SELU_SCALE_ALPHA as $t) * (self.exp() - 1.0)
+                    (SELU_SCALE_ALPHA as $t) * (self.tf_exp() - 1.0)
                 } else {
                     (SELU_SCALE as $t) * self
                 }
@@ -132,9 +137,9 @@ macro_rules! native_special {
                 if self > -threshold {
                     self
                 } else if self < threshold {
-                    self.exp()
+                    self.tf_exp()
                 } else {
-                    self.exp().ln_1p()
+                    self.tf_exp().ln_1p()
                 }
             }
             #[inline(always)]
@@ -225,7 +230,7 @@ macro_rules! half_special {
             fn tf_elu(self) -> Self {
                 let x = self.to_f32();
                 if x < 0.0 {
-                    let e = <$t>::from_f32(x.exp());
+                    let e = <$t>::from_f32(x.tf_exp());
                     <$t>::from_f32(e.to_f32() - 1.0)
                 } else {
                     self
@@ -235,7 +240,7 @@ macro_rules! half_special {
             fn tf_selu(self) -> Self {
                 let x = self.to_f32();
                 if x < 0.0 {
-                    let e = <$t>::from_f32(x.exp());
+                    let e = <$t>::from_f32(x.tf_exp());
                     let m = <$t>::from_f32(e.to_f32() - 1.0);
                     <$t>::from_f32(<$t>::from_f64(SELU_SCALE_ALPHA).to_f32() * m.to_f32())
                 } else {
@@ -249,9 +254,9 @@ macro_rules! half_special {
                 let y = if x > -threshold {
                     x
                 } else if x < threshold {
-                    x.exp()
+                    x.tf_exp()
                 } else {
-                    x.exp().ln_1p()
+                    x.tf_exp().ln_1p()
                 };
                 <$t>::from_f32(y)
             }

@@ -301,7 +301,7 @@ fn depthwise_rows<T: DepthwiseElement>(
             }
         }
         if let Some(epilogue) = epilogue {
-            epilogue(out_row);
+            epilogue(index * row_len, out_row);
         }
     }
 }

@@ -300,7 +300,7 @@ mod simd {
         fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
             task(simd, self.plan, self.input, self.first, self.out)?;
             if let Some(epilogue) = self.epilogue {
-                epilogue(self.out);
+                epilogue(self.first * self.plan.g.out_depth, self.out);
             }
             Ok(())
         }

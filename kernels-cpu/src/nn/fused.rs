@@ -1,15 +1,16 @@
 //! TensorFlow's fused contractions, `_FusedConv2D`,
 //! `_FusedDepthwiseConv2dNative` and `_FusedMatMul`, for `fused_ops`
-//! `[BiasAdd]` and `[BiasAdd, A]` with `A` one of `Relu`, `Relu6`, `Elu`,
-//! `LeakyRelu`, `Tanh` and `Sigmoid` (what the session's `fusion` rewrite
-//! makes of a contraction, its `BiasAdd` and its activation). The
-//! contraction is its own op's kernel; the bias and the activation then
-//! run in one pass over the output, in place (for the depthwise
-//! convolution, on each output row as soon as it is written, while it is in
-//! cache): one output instead of three, and one pass over it instead of
-//! two. Each element is exactly what
-//! `BiasAdd` and the activation's own kernel compute (denormals flushed as
-//! theirs are).
+//! `[BiasAdd]`, `[BiasAdd, A]`, `[BiasAdd, Add]` and `[BiasAdd, Add, A]`
+//! with `A` one of `Relu`, `Relu6`, `Elu`, `LeakyRelu`, `Tanh` and
+//! `Sigmoid` (what the session's `fusion` rewrite makes of a contraction,
+//! its `BiasAdd`, a residual `Add` and its activation; the `Add` forms are
+//! TensorFlow's oneDNN ones, whose second argument is the tensor added).
+//! The contraction is its own op's kernel; the bias, the addition and the
+//! activation then run in one pass over the output, in place, on each span
+//! of output rows as soon as the contraction has written it, while it is
+//! in cache: one output instead of up to four, and one pass over it. Each
+//! element is exactly what `BiasAdd`, `AddV2` and the activation's own
+//! kernel compute (denormals flushed as theirs are).
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -25,7 +26,9 @@ use registry_core::kernel::{
 };
 use registry_core::proto::AttrValue;
 use registry_core::proto::attr_value::ListValue;
-use registry_core::tensor::Tensor;
+use registry_core::tensor::{Tensor, TensorShape};
+
+use opreg_op_logic::broadcast::Broadcast;
 
 use super::RowEpilogue;
 use super::bias_add::BiasElement;
@@ -33,6 +36,7 @@ use super::conv2d::conv2d;
 use super::depthwise::{DepthwiseElement, depthwise_conv2d};
 use super::direct_conv::ConvElement;
 use super::gemm::{GemmElement, matmul};
+use crate::elementwise::for_each_segment;
 
 use crate::math::scalar::{ReluOp, Transcendental};
 use crate::math::special::{Relu6Op, SpecialFloat};
@@ -88,11 +92,13 @@ impl<T> FusedElement for T where
 {
 }
 
-/// What runs after the contraction: its bias (input 2) and activation,
-/// read from `fused_ops`, `num_args` and `leakyrelu_alpha` when the kernel
-/// is built.
+/// What runs after the contraction: its bias (input 2), optionally the
+/// tensor added after it (input 3) and its activation, read from
+/// `fused_ops`, `num_args` and `leakyrelu_alpha` when the kernel is built.
 #[derive(Debug, Clone, Copy)]
 struct Epilogue {
+    /// `[BiasAdd, Add, ...]`: input 3 is added after the bias.
+    add: bool,
     activation: Activation,
 }
 
@@ -101,28 +107,39 @@ impl Epilogue {
         let fused: Vec<String> = ctx.attr("fused_ops")?;
         let names: Vec<&str> = fused.iter().map(String::as_str).collect();
         let op = ctx.op();
-        let activation = match names.as_slice() {
+        let unsupported = || {
+            KernelError::unimplemented(format!(
+                "Unsupported fusion: [{}] (the CPU kernel of {op} fuses BiasAdd, then optionally Add, then optionally one of Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid)",
+                names.join(",")
+            ))
+        };
+        let (add, activation) = match names.as_slice() {
             [] => {
                 return Err(KernelError::invalid_argument(format!(
                     "Fused {op} must have at least one fused op."
                 )));
             }
-            ["BiasAdd"] => Activation::None,
-            ["BiasAdd", "Relu"] => Activation::Relu,
-            ["BiasAdd", "Relu6"] => Activation::Relu6,
-            ["BiasAdd", "Elu"] => Activation::Elu,
-            ["BiasAdd", "LeakyRelu"] => Activation::LeakyRelu(ctx.attr("leakyrelu_alpha")?),
-            ["BiasAdd", "Tanh"] => Activation::Tanh,
-            ["BiasAdd", "Sigmoid"] => Activation::Sigmoid,
-            _ => {
-                return Err(KernelError::unimplemented(format!(
-                    "Unsupported fusion: [{}] (the CPU kernel of {op} fuses BiasAdd, then optionally one of Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid)",
-                    names.join(",")
-                )));
-            }
+            ["BiasAdd", "Add", rest @ ..] => (true, rest),
+            ["BiasAdd", rest @ ..] => (false, rest),
+            _ => return Err(unsupported()),
+        };
+        let activation = match activation {
+            [] => Activation::None,
+            ["Relu"] => Activation::Relu,
+            ["Relu6"] => Activation::Relu6,
+            ["Elu"] => Activation::Elu,
+            ["LeakyRelu"] => Activation::LeakyRelu(ctx.attr("leakyrelu_alpha")?),
+            ["Tanh"] => Activation::Tanh,
+            ["Sigmoid"] => Activation::Sigmoid,
+            _ => return Err(unsupported()),
         };
         let num_args: i64 = ctx.attr("num_args")?;
-        if num_args != 1 {
+        if add && num_args != 2 {
+            return Err(KernelError::invalid_argument(format!(
+                "Fused {op} with BiasAdd and Add must have two extra arguments: bias and the tensor added (num_args is {num_args})."
+            )));
+        }
+        if !add && num_args != 1 {
             return Err(KernelError::invalid_argument(format!(
                 "Fused {op} with BiasAdd must have one extra argument: bias (num_args is {num_args})."
             )));
@@ -132,7 +149,7 @@ impl Epilogue {
                 "{op} takes no host arguments on the CPU"
             )));
         }
-        Ok(Self { activation })
+        Ok(Self { add, activation })
     }
 
     /// The bias (input 2): one value per channel, the output's last
@@ -158,10 +175,49 @@ impl Epilogue {
         Ok(bias)
     }
 
-    /// `out[i] = activation(out[i] + bias[i % channels])` over a span of
-    /// whole rows of `bias.len()` channels, element for element as
-    /// `BiasAdd` and the activation's kernel compute it.
-    fn rows<'a, T: FusedElement>(&self, bias: &'a [T]) -> Rows<'a, T> {
+    /// The tensor added after the bias (input 3), when there is one, with
+    /// the output's shape `out_dims`: as given when it has that shape,
+    /// else broadcast to it (as `AddV2` would); an error when the two do
+    /// not broadcast, or only to a larger shape than the output's.
+    fn addend<T: FusedElement>(
+        &self,
+        ctx: &OpKernelContext<'_>,
+        out_dims: &[usize],
+    ) -> Result<Option<Tensor>, KernelError> {
+        if !self.add {
+            return Ok(None);
+        }
+        let addend = ctx.input(3)?.clone();
+        if addend.dims() == out_dims {
+            return Ok(Some(addend));
+        }
+        let out_shape = TensorShape::new(out_dims)?;
+        let b = Broadcast::binary(&out_shape, addend.shape())?;
+        registry_core::kernel_ensure!(
+            b.out_shape().dims() == out_dims,
+            "The tensor added, of shape {}, would broadcast the output {} to {}; the fused Add keeps the output's shape",
+            addend.shape(),
+            out_shape,
+            b.out_shape()
+        );
+        let values = addend.as_slice::<T>()?;
+        let mut wide = vec![T::default(); b.out_len()];
+        let repeats = !b.inner_contiguous(1);
+        for_each_segment(&b, &mut wide, |segment, [_, at]| {
+            if repeats {
+                segment.fill(values[at]);
+            } else {
+                segment.copy_from_slice(&values[at..at + segment.len()]);
+            }
+        });
+        Ok(Some(Tensor::from_vec(out_shape, wide)?))
+    }
+
+    /// `out[i] = activation(out[i] + bias[i % channels] [+ addend[i]])`
+    /// over a span of whole rows of `bias.len()` channels that starts at
+    /// output element `at`, element for element as `BiasAdd`, `AddV2` and
+    /// the activation's kernel compute it.
+    fn rows<'a, T: FusedElement>(&self, bias: &'a [T], addend: Option<&'a [T]>) -> Rows<'a, T> {
         let bias = tiled(bias);
         // A `float` or `double` sum, then a comparison's selection or a
         // product, is flushed by the processor already.
@@ -171,19 +227,23 @@ impl Epilogue {
         macro_rules! with {
             ($f:expr) => {
                 if flush {
-                    Box::new(move |out: &mut [T]| {
-                        add_then(out, &bias, |z: T| {
+                    Box::new(move |at: usize, out: &mut [T]| {
+                        finish_span(out, &bias, addend, at, |z: T| {
                             let f = $f;
                             f(z.flushed()).flushed()
                         })
                     })
                 } else {
-                    Box::new(move |out: &mut [T]| add_then(out, &bias, $f))
+                    Box::new(move |at: usize, out: &mut [T]| {
+                        finish_span(out, &bias, addend, at, $f)
+                    })
                 }
             };
         }
         match self.activation {
-            Activation::None => Box::new(move |out: &mut [T]| add_then(out, &bias, |z: T| z)),
+            Activation::None => Box::new(move |at: usize, out: &mut [T]| {
+                finish_span(out, &bias, addend, at, |z: T| z)
+            }),
             Activation::Relu => with!(|z: T| z.tf_relu()),
             Activation::Relu6 => with!(|z: T| z.tf_relu6()),
             Activation::Elu => with!(|z: T| z.tf_elu()),
@@ -193,20 +253,28 @@ impl Epilogue {
         }
     }
 
-    /// Runs `contraction` (into output 0) with the epilogue as what it runs
-    /// on each span of rows it finishes, the bias checked first against
-    /// the output's `channels` when known.
+    /// Runs `contraction` (into output 0, of the shape `out_dims` gives,
+    /// asked only when there is a tensor to add) with the epilogue as what
+    /// it runs on each span of rows it finishes, the bias checked first
+    /// against the output's `channels` when known.
     fn during<T: FusedElement>(
         &self,
         ctx: &mut OpKernelContext<'_>,
         channels: Option<usize>,
+        out_dims: impl FnOnce(&OpKernelContext<'_>) -> Result<[usize; 4], KernelError>,
         contraction: impl FnOnce(
             &mut OpKernelContext<'_>,
             RowEpilogue<'_, T>,
         ) -> Result<usize, KernelError>,
     ) -> Result<(), KernelError> {
         let bias = self.bias(ctx, channels)?;
-        let rows = self.rows(bias.as_slice::<T>()?);
+        let addend = if self.add {
+            self.addend::<T>(ctx, &out_dims(ctx)?)?
+        } else {
+            None
+        };
+        let addend = addend.as_ref().map(Tensor::as_slice::<T>).transpose()?;
+        let rows = self.rows(bias.as_slice::<T>()?, addend);
         contraction(ctx, &*rows).map(drop)
     }
 
@@ -218,22 +286,27 @@ impl Epilogue {
         channels: usize,
     ) -> Result<(), KernelError> {
         let bias = self.bias(ctx, Some(channels))?;
-        let rows = self.rows(bias.as_slice::<T>()?);
+        let out_dims = ctx.output_mut(0)?.dims().to_vec();
+        let addend = self.addend::<T>(ctx, &out_dims)?;
+        let addend = addend.as_ref().map(Tensor::as_slice::<T>).transpose()?;
+        let rows = self.rows(bias.as_slice::<T>()?, addend);
         let out = ctx.output_mut(0)?.as_mut_slice::<T>()?;
         let min_parallel = crate::split::min_parallel_work(PARALLEL_ELEMENTS);
         if channels == 0 || out.len() < min_parallel {
-            rows(out);
+            rows(0, out);
         } else {
             // Blocks of whole rows, about a quarter of that many elements each.
             let block = channels * (min_parallel / 4).div_ceil(channels);
-            out.par_chunks_mut(block).for_each(&*rows);
+            out.par_chunks_mut(block)
+                .enumerate()
+                .for_each(|(i, span)| rows(i * block, span));
         }
         Ok(())
     }
 }
 
 /// The epilogue over a span of whole rows.
-type Rows<'a, T> = Box<dyn Fn(&mut [T]) + Sync + 'a>;
+type Rows<'a, T> = Box<dyn Fn(usize, &mut [T]) + Sync + 'a>;
 
 /// Biases shorter than this are repeated to at least this many elements
 /// for [`add_then`]: its inner loop runs over one copy, and over 8
@@ -247,6 +320,33 @@ fn tiled<T: Copy>(bias: &[T]) -> Cow<'_, [T]> {
         Cow::Borrowed(bias)
     } else {
         Cow::Owned(bias.repeat(TILED_BIAS.div_ceil(bias.len())))
+    }
+}
+
+/// [`add_then`], or [`add_twice_then`] with the span of `addend` that
+/// matches `out` (which starts at output element `at`).
+#[inline(always)]
+fn finish_span<T: BiasElement, F: Fn(T) -> T>(
+    out: &mut [T],
+    bias: &[T],
+    addend: Option<&[T]>,
+    at: usize,
+    f: F,
+) {
+    match addend {
+        None => add_then(out, bias, f),
+        Some(addend) => {
+            // The addend has the output's shape (checked before the
+            // contraction started), so the span is always there.
+            let span = addend.get(at..at + out.len());
+            debug_assert!(
+                span.is_some(),
+                "addend span {at}+{} of {}",
+                out.len(),
+                addend.len()
+            );
+            add_twice_then(out, bias, span.unwrap_or_default(), f);
+        }
     }
 }
 
@@ -268,6 +368,20 @@ fn add_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], f: F) {
     }
     for (o, &b) in copies.into_remainder().iter_mut().zip(bias) {
         *o = f(o.bias_add(b));
+    }
+}
+
+/// `out[i] = f((out[i] + bias[i % bias.len()]) + addend[i])`, as
+/// [`add_then`] (`addend` as long as `out`).
+#[multiversion(targets = "simd")]
+fn add_twice_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], addend: &[T], f: F) {
+    if bias.is_empty() {
+        return;
+    }
+    for (span, added) in out.chunks_mut(bias.len()).zip(addend.chunks(bias.len())) {
+        for ((o, &b), &a) in span.iter_mut().zip(bias).zip(added) {
+            *o = f(o.bias_add(b).bias_add(a));
+        }
     }
 }
 
@@ -306,9 +420,15 @@ impl<T: ConvElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
             [_, _, _, out_depth] => Some(*out_depth),
             _ => None,
         };
-        self.epilogue.during(ctx, channels, |ctx, rows| {
-            conv2d::<T>(&self.params, ctx, Some(rows))
-        })
+        self.epilogue.during(
+            ctx,
+            channels,
+            |ctx| {
+                let geometry = self.params.geometry(ctx.input(0)?.dims(), &filter)?;
+                Ok(geometry.out_shape(self.params.format))
+            },
+            |ctx, rows| conv2d::<T>(&self.params, ctx, Some(rows)),
+        )
     }
 }
 
@@ -347,9 +467,17 @@ impl<T: DepthwiseElement + FusedElement> OpKernel for FusedDepthwiseConv2dNative
             [_, _, depth, multiplier] => Some(depth * multiplier),
             _ => None,
         };
-        self.epilogue.during(ctx, channels, |ctx, rows| {
-            depthwise_conv2d::<T>(&self.params, ctx, Some(rows))
-        })
+        self.epilogue.during(
+            ctx,
+            channels,
+            |ctx| {
+                let (geometry, _) = self
+                    .params
+                    .depthwise_geometry(ctx.input(0)?.shape(), ctx.input(1)?.shape())?;
+                Ok(geometry.out_shape(self.params.format))
+            },
+            |ctx, rows| depthwise_conv2d::<T>(&self.params, ctx, Some(rows)),
+        )
     }
 }
 

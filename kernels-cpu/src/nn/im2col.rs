@@ -209,7 +209,7 @@ impl<T: GemmElement> Blocks<'_, T> {
             T::gemm_on(a, b, d, threads)?;
         }
         if let Some(epilogue) = self.epilogue {
-            epilogue(dst);
+            epilogue(start * g.out_depth, dst);
         }
         Ok(())
     }

@@ -16,15 +16,16 @@ use crate::linalg::gemm;
 mod gemm;
 
 /// What runs on each finished span of whole output pixels while it is in
-/// cache (a fused op's bias and activation).
-type RowEpilogue<'a, T> = &'a (dyn Fn(&mut [T]) + Sync);
+/// cache (a fused op's bias, addition and activation): called with the
+/// index of the span's first element in the output, and the span.
+type RowEpilogue<'a, T> = &'a (dyn Fn(usize, &mut [T]) + Sync);
 
 /// A contraction's output when nothing is summed into it (an empty input,
 /// only padding): zeros, then the epilogue.
 fn zeros_then<T: Default + Copy>(out: &mut [T], epilogue: Option<RowEpilogue<'_, T>>) {
     out.fill(T::default());
     if let Some(epilogue) = epilogue {
-        epilogue(out);
+        epilogue(0, out);
     }
 }
 

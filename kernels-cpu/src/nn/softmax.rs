@@ -7,6 +7,7 @@ use registry_core::kernel;
 use registry_core::kernel::{KernelError, OpKernelContext};
 use registry_core::tensor::{bf16, f16};
 
+use crate::math::scalar::Transcendental;
 use crate::numeric::Element;
 
 /// Elements below this count are computed on one thread.
@@ -16,7 +17,7 @@ const PARALLEL_ELEMENTS: usize = 1 << 15;
 /// `half`/`bfloat16`, rounded once at the end).
 pub(crate) trait WideFloat: Element {
     /// The computation type.
-    type Acc: num_traits::Float + Send + Sync + Default + Copy;
+    type Acc: num_traits::Float + Transcendental + Send + Sync + Default + Copy;
     /// Widens to the computation type.
     fn widen(self) -> Self::Acc;
     /// Rounds back from the computation type.
@@ -113,11 +114,12 @@ fn rows<T: WideFloat>(out: &mut [T], x: &[T], classes: usize, log: bool) {
             .fold(T::Acc::neg_infinity(), |m, v| {
                 if v > m || v.is_nan() { v } else { m }
             });
-        let mut sum = T::Acc::default();
+        // The exponentials first (a loop that vectorizes), then their sum
+        // in order.
         for (e, v) in exps.iter_mut().zip(x) {
-            *e = (v.widen() - max).exp();
-            sum = sum + *e;
+            *e = (v.widen() - max).tf_exp();
         }
+        let sum = exps.iter().fold(T::Acc::default(), |sum, &e| sum + e);
         if log {
             let log_sum = sum.ln();
             for (o, v) in o.iter_mut().zip(x) {

@@ -117,7 +117,7 @@ pub struct OptimizeReport {
     pub bias_adds: usize,
     /// `Pad` nodes folded into the convolution after them.
     pub folded_pads: usize,
-    /// Contractions fused with their bias (and activation).
+    /// Contractions fused with their bias (and residual Add and activation).
     pub fused: usize,
 }
 
