@@ -35,6 +35,7 @@ fn broadcast_to_kernel(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError>
     }
     let plan = StridedPlan::new(input_len, 0, out_shape.dims(), &steps)?;
     let input = ctx.take_input(0)?;
-    let out = ctx.allocate_output(0, out_shape)?;
+    // Every element is written.
+    let out = ctx.allocate_output_to_overwrite(0, out_shape)?;
     run_on_elements(&plan, &[&input], out)
 }

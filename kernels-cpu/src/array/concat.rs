@@ -87,7 +87,8 @@ fn concat_into(
     rows: usize,
     shape: TensorShape,
 ) -> Result<(), KernelError> {
-    let out = ctx.allocate_output(0, shape)?;
+    // Every element is written (each output row is the inputs' rows).
+    let out = ctx.allocate_output_to_overwrite(0, shape)?;
     if out.num_elements() == 0 || rows == 0 {
         return Ok(());
     }

@@ -45,6 +45,7 @@ fn reverse_v2(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     }
     let plan = StridedPlan::new(input.num_elements(), base, &dims, &steps)?;
     let input = ctx.take_input(0)?;
-    let out = ctx.allocate_output(0, input.shape().clone())?;
+    // Every element is written.
+    let out = ctx.allocate_output_to_overwrite(0, input.shape().clone())?;
     run_on_elements(&plan, &[&input], out)
 }

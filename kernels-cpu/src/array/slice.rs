@@ -30,6 +30,7 @@ fn slice(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let (steps, base) = b.input_steps(input.dims())?;
     let plan = StridedPlan::new(input.num_elements(), base, &b.sizes, &steps)?;
     let input = ctx.take_input(0)?;
-    let out = ctx.allocate_output(0, out_shape)?;
+    // Every element is written.
+    let out = ctx.allocate_output_to_overwrite(0, out_shape)?;
     run_on_elements(&plan, &[&input], out)
 }

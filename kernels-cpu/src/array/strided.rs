@@ -108,12 +108,30 @@ impl StridedPlan {
         let rank = self.dims.len();
         let inner = self.dims[rank - 1];
         let step = self.steps[rank - 1];
-        let outer = Walker::new(&self.dims[..rank - 1], &self.steps[..rank - 1]);
+        if rank == 1 {
+            strided_row(out, src, self.base as isize, step);
+            return;
+        }
+        // Rows go in runs along dimension `rank - 2` (a fixed input step
+        // from row to row); the odometer over the dimensions before it
+        // moves once per run, not per row (it was the copy's main cost for
+        // short rows, such as UpSampling2D's `Tile` of 16 channels).
+        let (run, run_step) = (self.dims[rank - 2], self.steps[rank - 2]);
+        let outer = Walker::new(&self.dims[..rank - 2], &self.steps[..rank - 2]);
         for_each_row_chunk(out, inner, |row0, chunk| {
-            let mut w = outer.start_at(self.base as isize, row0);
+            let mut w = outer.start_at(self.base as isize, row0 / run);
+            let mut j = row0 % run;
+            let mut at = w.offset.wrapping_add((j as isize).wrapping_mul(run_step));
             for row in chunk.chunks_exact_mut(inner) {
-                strided_row(row, src, w.offset, step);
-                w.advance();
+                strided_row(row, src, at, step);
+                j += 1;
+                if j == run {
+                    j = 0;
+                    w.advance();
+                    at = w.offset;
+                } else {
+                    at = at.wrapping_add(run_step);
+                }
             }
         });
     }

@@ -54,7 +54,8 @@ impl OpKernel for StridedSliceKernel {
         let (base, steps) = spec.input_steps(input.dims())?;
         let plan = StridedPlan::new(input.num_elements(), base, &spec.processing, &steps)?;
         let input = ctx.take_input(0)?;
-        let out = ctx.allocate_output(0, out_shape)?;
+        // Every element is written.
+        let out = ctx.allocate_output_to_overwrite(0, out_shape)?;
         run_on_elements(&plan, &[&input], out)
     }
 }

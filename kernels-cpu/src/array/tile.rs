@@ -39,6 +39,7 @@ fn tile(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     }
     let plan = StridedPlan::new(input.num_elements(), 0, &dims, &steps)?;
     let input = ctx.take_input(0)?;
-    let out = ctx.allocate_output(0, out_shape)?;
+    // The plan writes every element.
+    let out = ctx.allocate_output_to_overwrite(0, out_shape)?;
     run_on_elements(&plan, &[&input], out)
 }

@@ -35,6 +35,7 @@ fn transpose(ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
     let steps = t.input_steps(in_dims);
     let plan = StridedPlan::new(input.num_elements(), 0, &t.out_dims, &steps)?;
     let input = ctx.take_input(0)?;
-    let out = ctx.allocate_output(0, out_shape)?;
+    // Every element is written.
+    let out = ctx.allocate_output_to_overwrite(0, out_shape)?;
     run_on_elements(&plan, &[&input], out)
 }

@@ -87,7 +87,8 @@ impl<T: PoolElement> OpKernel for MaxPoolKernel<T> {
                 return depthwise::<T>(p.strides[3], p.padding, ctx, &input, depth_window);
             }
         };
-        let out = ctx.allocate_output(0, geo.out_shape(DataFormat::Nhwc))?;
+        // Every element is written.
+        let out = ctx.allocate_output_to_overwrite(0, geo.out_shape(DataFormat::Nhwc))?;
         max_pool_ndhwc(
             &geo.volume(),
             input.as_slice::<T>()?,
@@ -243,7 +244,8 @@ impl<T: PoolElement> OpKernel for MaxPool3DKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
         let input = ctx.input(0)?.clone();
         let geo = self.params.geometry(input.dims())?;
-        let out = ctx.allocate_output(0, geo.out_shape(VolumeFormat::Ndhwc))?;
+        // Every element is written.
+        let out = ctx.allocate_output_to_overwrite(0, geo.out_shape(VolumeFormat::Ndhwc))?;
         max_pool_ndhwc(&geo, input.as_slice::<T>()?, out.as_mut_slice::<T>()?);
         Ok(())
     }
