@@ -602,19 +602,22 @@ fn a_fetched_or_shared_link_ends_the_chain() {
     }
 }
 
+/// No activation, the arithmetic ones and Elu (the one through `exp`).
+const ARITHMETIC_AND_ELU: [Option<&str>; 5] = [
+    None,
+    Some("Relu"),
+    Some("Relu6"),
+    Some("LeakyRelu"),
+    Some("Elu"),
+];
+
 #[test]
 fn fused_epilogues_flush_denormal_biases_as_the_unfused_ops_do() {
     // A zero image: each convolution sum is 0, so the output is the
     // activation of the bias, whose denormals TF's kernels (and a session,
     // by default) flush to zero; 5.0 stays.
     let bias = [1e-40f32, -1e-40, 2e-39, 5.0];
-    for activation in [
-        None,
-        Some("Relu"),
-        Some("Relu6"),
-        Some("LeakyRelu"),
-        Some("Elu"),
-    ] {
+    for activation in ARITHMETIC_AND_ELU {
         let mut attrs = vec![("T", DataType::DtFloat.into())];
         if activation == Some("LeakyRelu") {
             attrs.push(("alpha", AttrValue::from(0.5f32)));
@@ -732,13 +735,7 @@ fn residual_adds_fuse_into_conv2d_and_matmul_and_compute_the_same() {
             ("AddV2", true, false),
             ("AddV2", false, true),
         ] {
-            for activation in [
-                None,
-                Some("Relu"),
-                Some("Relu6"),
-                Some("LeakyRelu"),
-                Some("Elu"),
-            ] {
+            for activation in ARITHMETIC_AND_ELU {
                 let case = format!(
                     "{op} {add} swapped {swapped} unknown batch {unknown_batch} {activation:?}"
                 );

@@ -36,7 +36,7 @@ use super::conv2d::conv2d;
 use super::depthwise::{DepthwiseElement, depthwise_conv2d};
 use super::direct_conv::ConvElement;
 use super::gemm::{GemmElement, matmul};
-use crate::elementwise::for_each_segment;
+use crate::elementwise::binary_in_place_left;
 
 use crate::math::scalar::{ReluOp, Transcendental};
 use crate::math::special::{Relu6Op, SpecialFloat};
@@ -200,16 +200,10 @@ impl Epilogue {
             out_shape,
             b.out_shape()
         );
-        let values = addend.as_slice::<T>()?;
+        // Operand 0 is the output's shape itself: each element becomes the
+        // addend's value there.
         let mut wide = vec![T::default(); b.out_len()];
-        let repeats = !b.inner_contiguous(1);
-        for_each_segment(&b, &mut wide, |segment, [_, at]| {
-            if repeats {
-                segment.fill(values[at]);
-            } else {
-                segment.copy_from_slice(&values[at..at + segment.len()]);
-            }
-        });
+        binary_in_place_left(&b, &mut wide, addend.as_slice::<T>()?, |_, &v| v)?;
         Ok(Some(Tensor::from_vec(out_shape, wide)?))
     }
 

@@ -158,7 +158,9 @@ impl Chain {
 
     /// The last node, whose name the fused node takes.
     fn last(&self) -> usize {
-        self.nodes().last().unwrap_or(self.bias)
+        self.activation
+            .or(self.add.map(|r| r.add))
+            .unwrap_or(self.bias)
     }
 }
 
