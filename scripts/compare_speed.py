@@ -4,7 +4,14 @@ TensorFlow 2.21 and ONNX Runtime, side by side in one run, and prints the
 median time per run of each with the ratios (run by scripts/compare-speed.sh,
 which installs what it needs into .cache/speed).
 
-    compare_speed.py OPREG SHARED_DIR [--runs N] [--only NAME...]
+    compare_speed.py OPREG SHARED_DIR [--runs N] [--only NAME...] [--kernels]
+
+With --kernels, times the single-kernel rows of the speed issue instead:
+MatMul f32 NxN for N = 256 ... 4096, Abs on 16M floats (a fresh output
+each run) and a chain of 1,000 Abs nodes on one float (the executor's cost
+per node), each built by TensorFlow into a temporary folder, with NumPy
+(its bundled OpenBLAS on 2 threads, OPENBLAS_CORETYPE unset) as a fourth
+column where it has the same operation.
 
 - opreg: `OPREG bench GRAPH --feeds io.json --runs N` (its median line).
 - TensorFlow: a Session on the frozen GraphDef, Grappler and oneDNN as
@@ -25,9 +32,14 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# NumPy's OpenBLAS at its own best on the 2 threads the others get: some
+# environments pin OPENBLAS_CORETYPE to an older core, which halves it.
+os.environ.pop("OPENBLAS_CORETYPE", None)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
@@ -79,10 +91,10 @@ def median_us(run, runs, warmup=5):
     return times[len(times) // 2] * 1e6
 
 
-def time_opreg(opreg, folder, runs):
+def time_opreg(opreg, folder, runs, warmup=5):
     out = subprocess.run(
         [opreg, "bench", os.path.join(folder, "graph.pb"), "--feeds",
-         os.path.join(folder, "io.json"), "--runs", str(runs)],
+         os.path.join(folder, "io.json"), "--runs", str(runs), "--warmup", str(warmup)],
         capture_output=True, text=True)
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
@@ -99,7 +111,7 @@ def tf_session(graph_def, feeds, fetches):
     return tf.compat.v1.Session(graph=graph, config=config)
 
 
-def time_tf(graph_def, feeds, fetches, expected, runs):
+def time_tf(graph_def, feeds, fetches, expected, runs, warmup=5):
     try:
         sess = tf_session(graph_def, feeds, fetches)
         outputs = sess.run(fetches, feeds)
@@ -108,13 +120,13 @@ def time_tf(graph_def, feeds, fetches, expected, runs):
     try:
         if not all(close(o, w) for o, w in zip(outputs, expected)):
             return None, "TF's outputs differ from io.json"
-        return median_us(lambda: sess.run(fetches, feeds), runs), None
+        return median_us(lambda: sess.run(fetches, feeds), runs, warmup), None
     finally:
         # Its thread pool must not compete with the next timing.
         sess.close()
 
 
-def time_ort(graph_def, feeds, fetches, expected, runs):
+def time_ort(graph_def, feeds, fetches, expected, runs, warmup=5):
     try:
         import onnxruntime as ort
         import tf2onnx
@@ -140,7 +152,7 @@ def time_ort(graph_def, feeds, fetches, expected, runs):
     try:
         if not all(close(o, w) for o, w in zip(outputs, expected)):
             return None, "ORT's outputs differ from io.json"
-        return median_us(lambda: sess.run(fetches, feed), runs), None
+        return median_us(lambda: sess.run(fetches, feed), runs, warmup), None
     finally:
         # Its spinning intra-op threads must not compete with the next
         # timing.
@@ -158,13 +170,120 @@ def ratio(ours, theirs):
     return f"{ours / theirs:.2f}" if ours and theirs else "-"
 
 
+# Feed values on a grid of eighths: short in JSON, and MatMul's sums of
+# their products are exact in float, so every engine's result can be
+# compared exactly.
+GRID = [k / 8 for k in range(-8, 9)]
+GRID_TEXT = [repr(v) for v in GRID]
+
+
+def grid_values(shape, rng):
+    index = rng.integers(0, len(GRID), size=shape)
+    return np.array(GRID, dtype=np.float32)[index], index
+
+
+def write_case(folder, graph_def, feeds, fetch):
+    """graph.pb and an io.json whose feeds are `{name: (array, grid index)}`;
+    the fetch's values are left out (not compared by `opreg bench`)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    with open(os.path.join(folder, "io.json"), "w") as f:
+        f.write('{"feeds": [')
+        for i, (name, (array, index)) in enumerate(feeds.items()):
+            f.write(("," if i else "") + json.dumps(
+                {"name": name, "dtype": "DT_FLOAT", "shape": list(array.shape)})[:-1])
+            f.write(', "values": [')
+            f.write(",".join(GRID_TEXT[k] for k in index.ravel().tolist()))
+            f.write("]}")
+        f.write('], "fetches": [' + json.dumps({"name": fetch}) + "]}")
+
+
+def kernel_cases(root, rng):
+    """(label, folder, graph_def, feeds, fetch, expected, NumPy's run or None)
+    for each single-kernel row, written under `root` as it is reached."""
+    v1 = tf.compat.v1
+    for n in (256, 512, 1024, 2048, 4096):
+        graph = tf.Graph()
+        with graph.as_default():
+            a = v1.placeholder(tf.float32, [n, n], name="a")
+            b = v1.placeholder(tf.float32, [n, n], name="b")
+            tf.linalg.matmul(a, b, name="y")
+        feeds = {"a:0": grid_values((n, n), rng), "b:0": grid_values((n, n), rng)}
+        x, y = feeds["a:0"][0], feeds["b:0"][0]
+        folder = os.path.join(root, f"matmul_{n}")
+        write_case(folder, graph.as_graph_def(), feeds, "y:0")
+        yield (f"MatMul f32 {n}x{n}", folder, graph.as_graph_def(),
+               {k: v[0] for k, v in feeds.items()}, ["y:0"], [x @ y], lambda x=x, y=y: x @ y)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.abs(v1.placeholder(tf.float32, [1 << 24], name="x"), name="y")
+    feeds = {"x:0": grid_values((1 << 24,), rng)}
+    x = feeds["x:0"][0]
+    folder = os.path.join(root, "abs_16m")
+    write_case(folder, graph.as_graph_def(), feeds, "y:0")
+    yield ("Abs f32 16M (fresh output)", folder, graph.as_graph_def(), {"x:0": x}, ["y:0"],
+           [np.abs(x)], lambda: np.abs(x))
+    graph = tf.Graph()
+    with graph.as_default():
+        y = v1.placeholder(tf.float32, [1], name="x")
+        for i in range(1000):
+            y = tf.abs(y, name=f"abs_{i}")
+    feeds = {"x:0": grid_values((1,), rng)}
+    x = feeds["x:0"][0]
+    folder = os.path.join(root, "abs_chain_1000")
+    write_case(folder, graph.as_graph_def(), feeds, "abs_999:0")
+    yield ("Abs chain of 1,000 nodes (1 float)", folder, graph.as_graph_def(), {"x:0": x},
+           ["abs_999:0"], [np.abs(x)], None)
+
+
+def run_kernels(args):
+    print("median per run after warm-up runs; ratio = opreg / other (below 1: opreg faster); "
+          "NumPy on OpenBLAS with OPENBLAS_NUM_THREADS="
+          f"{os.environ['OPENBLAS_NUM_THREADS']}, OPENBLAS_CORETYPE unset")
+    print()
+    print("| kernel | opreg | TensorFlow | ONNX Runtime | NumPy | opreg/TF | opreg/ORT "
+          "| opreg/NumPy | runs | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory(prefix="opreg-kernels-") as root:
+        for i, (label, folder, graph_def, feeds, fetches, expected, numpy_run) in \
+                enumerate(kernel_cases(root, rng)):
+            # As many runs as fit in about 4 s per engine (at least 5).
+            start = time.perf_counter()
+            (numpy_run or (lambda: None))()
+            once = time.perf_counter() - start
+            runs = max(5, min(args.runs, int(4.0 / once))) if numpy_run else args.runs
+            warmup = 2 if once > 0.05 else 5
+            timers = [
+                ("opreg", lambda: time_opreg(args.opreg, folder, runs, warmup)),
+                ("tf", lambda: time_tf(graph_def, feeds, fetches, expected, runs, warmup)),
+                ("ort", lambda: time_ort(graph_def, feeds, fetches, expected, runs, warmup)),
+                ("numpy", lambda: (median_us(numpy_run, runs, warmup), None) if numpy_run
+                 else (None, None)),
+            ]
+            k = i % len(timers)
+            results = {}
+            for name, timer in timers[k:] + timers[:k]:
+                results[name] = timer()
+            notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
+            ours, t_tf, t_ort, t_np = (results[n][0] for n in ("opreg", "tf", "ort", "numpy"))
+            print(f"| {label} | {fmt(ours)} | {fmt(t_tf)} | {fmt(t_ort)} | {fmt(t_np)} | "
+                  f"{ratio(ours, t_tf)} | {ratio(ours, t_ort)} | {ratio(ours, t_np)} | "
+                  f"{runs} | {notes} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("opreg")
     parser.add_argument("shared")
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--kernels", action="store_true",
+                        help="time the single-kernel rows (MatMul sizes, Abs) instead")
     args = parser.parse_args()
+    if args.kernels:
+        return run_kernels(args)
     folders = []
     for kind in ("models", "graphs"):
         root = os.path.join(args.shared, kind)

@@ -7,8 +7,9 @@
 //!   threads are put in the mode once, at the first run. A run executes on
 //!   the calling thread, put in the mode for the run, while its signature's
 //!   runs are short: no thread hop, which costs 10 to 25 us here. Once a
-//!   run took [`RunStart::LONG`] or more, the signature's runs execute on a
-//!   thread of the pool instead (one hop per run): each parallel kernel
+//!   run took [`Placement::LONG`] or more, the signature's runs try a
+//!   thread of the pool instead (one hop per run), and stay there while
+//!   they are faster there ([`Placement`]): each parallel kernel
 //!   then starts its work there, where from the calling thread it would
 //!   hand the work over and sleep until it is done (two thread switches per
 //!   kernel). On mobilenet_v2 that is 1.2-1.3 ms per run against
@@ -19,7 +20,7 @@
 //!   whose threads keep IEEE denormals, so its parallel work lands there too.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use registry_core::denormal::{DenormalMode, ScopedDenormalMode, set_thread_mode};
@@ -47,10 +48,12 @@ fn flush_global_pool() {
 }
 
 /// Where a signature's runs start (flush-to-zero mode): on the calling
-/// thread, or, after a long run, on a thread of rayon's global pool.
+/// thread, or on a thread of rayon's global pool, chosen by [`Placement`].
 #[derive(Debug, Default)]
 pub(crate) struct RunStart {
+    /// Where the next run starts (read without the lock on every run).
     on_pool: AtomicBool,
+    placement: Mutex<Placement>,
     /// Never on the pool (plans whose runs gain nothing from it).
     caller_only: bool,
 }
@@ -59,24 +62,105 @@ impl RunStart {
     /// Runs that always start on the calling thread.
     pub(crate) fn caller_only() -> Self {
         Self {
-            on_pool: AtomicBool::new(false),
             caller_only: true,
+            ..Self::default()
         }
     }
 
-    /// A run at least this long moves the signature's runs to the pool; a
-    /// run on the pool under half of it moves them back.
-    pub(crate) const LONG: Duration = Duration::from_micros(250);
-
     fn record(&self, on_pool: bool, took: Duration) {
-        let next = if self.caller_only {
-            false
-        } else if on_pool {
-            took >= Self::LONG / 2
+        if self.caller_only {
+            return;
+        }
+        // A run that finds the placement busy (another run of the same
+        // signature is recording) is not counted.
+        if let Ok(mut placement) = self.placement.try_lock() {
+            let next = placement.record(on_pool, took);
+            self.on_pool.store(next, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Where a signature's runs go, from the times of its recent runs in each
+/// place. A run starts on the calling thread; once one takes
+/// [`LONG`](Self::LONG) or more, the next [`TRIAL`](Self::TRIAL) runs
+/// start on the pool, and the median of those is compared with the median
+/// of the last ones on the calling thread: the faster place keeps the runs
+/// for [`HOLD`](Self::HOLD) runs, after which the other is tried again
+/// (the pool only if runs are still long). A run on the pool shorter than
+/// half of `LONG` goes back at once: its hop costs more than it can gain.
+///
+/// The pool helps a run whose kernels go parallel (mobilenet_v2: 1.2-1.3
+/// ms per run against 1.7-1.85 ms); a long run of small serial kernels
+/// (a chain of 1,000 one-element `Abs`) only pays the hop and the kept-
+/// awake threads there, and on a busy machine a single slow run would
+/// otherwise have moved it to the pool for good.
+#[derive(Debug, Default)]
+struct Placement {
+    on_pool: bool,
+    /// Runs since the runs moved here.
+    runs_here: u32,
+    /// Runs before the other place may be tried again.
+    hold: u32,
+    /// The last [`TRIAL`](Self::TRIAL) run times in each place (calling
+    /// thread, pool), in nanoseconds, and how many of them are set.
+    recent: [[u64; Placement::TRIAL as usize]; 2],
+    known: [u32; 2],
+}
+
+impl Placement {
+    /// A run at least this long tries the pool.
+    const LONG: Duration = Duration::from_micros(250);
+    /// Runs in a place before it is compared with the other.
+    const TRIAL: u32 = 4;
+    /// Runs the faster place keeps before the other is tried again.
+    const HOLD: u32 = 1000;
+
+    /// Records a run (in the place it ran) and says whether the next run
+    /// starts on the pool.
+    fn record(&mut self, on_pool: bool, took: Duration) -> bool {
+        if on_pool != self.on_pool {
+            // A run that started before the last move.
+            return self.on_pool;
+        }
+        let here = usize::from(on_pool);
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.recent[here][(self.runs_here % Self::TRIAL) as usize] = nanos;
+        self.known[here] = (self.known[here] + 1).min(Self::TRIAL);
+        self.runs_here = self.runs_here.saturating_add(1);
+        self.hold = self.hold.saturating_sub(1);
+        let move_away = if on_pool && took < Self::LONG / 2 {
+            true
+        } else if self.runs_here == Self::TRIAL
+            && let (Some(this), Some(other)) = (self.median(here), self.median(1 - here))
+        {
+            // The trial is over: the faster place keeps the runs for a
+            // while (a tie stays).
+            self.hold = Self::HOLD;
+            this > other
+        } else if self.runs_here >= Self::TRIAL && self.hold == 0 {
+            // Time to try the other place again.
+            on_pool || took >= Self::LONG
         } else {
-            took >= Self::LONG
+            false
         };
-        self.on_pool.store(next, Ordering::Relaxed);
+        if move_away {
+            self.on_pool = !on_pool;
+            self.runs_here = 0;
+            self.known[1 - here] = 0;
+        }
+        self.on_pool
+    }
+
+    /// The median of a place's last runs (the mean of the middle two),
+    /// once there are [`TRIAL`](Self::TRIAL) of them.
+    fn median(&self, place: usize) -> Option<u64> {
+        if self.known[place] < Self::TRIAL {
+            return None;
+        }
+        let mut times = self.recent[place];
+        times.sort_unstable();
+        let mid = times.len() / 2;
+        Some(times[mid - 1] / 2 + times[mid] / 2)
     }
 }
 
@@ -206,6 +290,69 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         done()
+    }
+
+    /// Records runs of `micros` each in the placement's current place and
+    /// returns where the next run goes after each.
+    fn runs(placement: &mut Placement, micros: &[u64]) -> Vec<bool> {
+        micros
+            .iter()
+            .map(|&us| placement.record(placement.on_pool, Duration::from_micros(us)))
+            .collect()
+    }
+
+    #[test]
+    fn short_runs_stay_on_the_calling_thread() {
+        let mut placement = Placement::default();
+        assert!(runs(&mut placement, &[240; 3000]).iter().all(|&pool| !pool));
+    }
+
+    #[test]
+    fn long_runs_move_to_the_pool_while_it_is_faster() {
+        let mut placement = Placement::default();
+        // Long runs try the pool after the first trial on the caller.
+        assert_eq!(
+            runs(&mut placement, &[1000; 4]),
+            [false, false, false, true]
+        );
+        // Faster there: it stays, for HOLD runs.
+        let on_pool = runs(&mut placement, &[600; Placement::HOLD as usize + 3]);
+        assert!(
+            on_pool[..Placement::HOLD as usize + 3]
+                .iter()
+                .all(|&pool| pool)
+        );
+        // Then the calling thread is tried again, loses, and the pool is back.
+        assert!(!runs(&mut placement, &[600])[0]);
+        assert_eq!(
+            runs(&mut placement, &[1000; 4]),
+            [false, false, false, true]
+        );
+        assert!(runs(&mut placement, &[600; 10]).iter().all(|&pool| pool));
+    }
+
+    #[test]
+    fn serial_runs_slower_on_the_pool_go_back_and_stay_back() {
+        let mut placement = Placement::default();
+        assert!(runs(&mut placement, &[70; 20]).iter().all(|&pool| !pool));
+        // One slow run (a busy machine) tries the pool ...
+        assert!(runs(&mut placement, &[300])[0]);
+        // ... where runs are slower than on the caller: back after the trial.
+        assert_eq!(runs(&mut placement, &[140; 4]), [true, true, true, false]);
+        // The next slow runs within HOLD runs do not move them again.
+        let mut times = vec![70; Placement::HOLD as usize - 10];
+        times[100] = 400;
+        times[500] = 400;
+        assert!(runs(&mut placement, &times).iter().all(|&pool| !pool));
+    }
+
+    #[test]
+    fn a_short_run_on_the_pool_goes_back_at_once() {
+        let mut placement = Placement::default();
+        assert_eq!(runs(&mut placement, &[300; 4]), [false, false, false, true]);
+        assert!(!runs(&mut placement, &[100])[0]);
+        // A run recorded for the place it no longer starts in is ignored.
+        assert!(!placement.record(true, Duration::from_micros(10_000)));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! storage, variant storage, and the [`Storage`] enum that leaves room for device memory.
 
 use std::alloc::{self, Layout};
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -61,8 +62,10 @@ enum RawBuffer {
         offset: usize,
         len: usize,
     },
-    /// Large buffers: an anonymous mapping (page-aligned, zeroed).
-    Mapped(memmap2::MmapMut),
+    /// Large buffers: an anonymous mapping (page-aligned, zeroed when
+    /// mapped). `ManuallyDrop` so that `Drop` can hand it to the
+    /// [recycler](super::recycle).
+    Mapped(ManuallyDrop<memmap2::MmapMut>),
     /// Memory another framework owns (a TensorFlow tensor's buffer, for
     /// instance), [`HOST_ALIGNMENT`]-aligned, kept alive by `owner` until
     /// the buffer is dropped. Written only when `writable` (the other
@@ -113,8 +116,17 @@ impl RawBuffer {
 
     /// [`new`](Self::new) after the allocation cap's check.
     fn allocate(len: usize, zero: bool) -> Result<Self, TensorError> {
+        if len >= MAP_THRESHOLD
+            && let Some(mapping) = super::recycle::take_mapping(len)
+        {
+            let mut raw = RawBuffer::Mapped(ManuallyDrop::new(mapping));
+            if zero && let Some(bytes) = raw.bytes_mut() {
+                bytes.fill(0);
+            }
+            return Ok(raw);
+        }
         if let Some(mapping) = map_zeroed(len) {
-            return Ok(RawBuffer::Mapped(mapping));
+            return Ok(RawBuffer::Mapped(ManuallyDrop::new(mapping)));
         }
         if let Some(base) = super::recycle::take(len) {
             let mut raw = RawBuffer::Heap {
@@ -168,7 +180,7 @@ impl RawBuffer {
                 // block until `Drop`.
                 unsafe { std::slice::from_raw_parts(base.as_ptr().add(*offset), *len) }
             }
-            RawBuffer::Mapped(m) => m,
+            RawBuffer::Mapped(m) => &m[..],
             RawBuffer::Foreign { ptr, len, .. } => {
                 // SAFETY: `HostBuffer::from_foreign`'s caller promised that
                 // `ptr` is valid for reads of `len` bytes, unchanged by
@@ -188,7 +200,7 @@ impl RawBuffer {
                 // reference to the block for the slice's lifetime.
                 Some(unsafe { std::slice::from_raw_parts_mut(base.as_ptr().add(*offset), *len) })
             }
-            RawBuffer::Mapped(m) => Some(m),
+            RawBuffer::Mapped(m) => Some(&mut m[..]),
             RawBuffer::Foreign {
                 ptr,
                 len,
@@ -219,7 +231,11 @@ unsafe impl Sync for RawBuffer {}
 
 impl Drop for RawBuffer {
     fn drop(&mut self) {
-        if let RawBuffer::Heap { base, len, .. } = self
+        if let RawBuffer::Mapped(mapping) = self {
+            // SAFETY: `self` is being dropped, so the mapping is taken out
+            // of it exactly once and `self` is never used again.
+            super::recycle::keep_mapping(unsafe { ManuallyDrop::take(mapping) });
+        } else if let RawBuffer::Heap { base, len, .. } = self
             && let Err(base) = super::recycle::keep(*base, *len)
             && let Some(layout) = Self::heap_layout(*len)
         {
