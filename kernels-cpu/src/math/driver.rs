@@ -9,7 +9,7 @@ use registry_core::tensor::{Tensor, TensorShape};
 
 use super::data::TensorData;
 use crate::elementwise::{
-    binary_in_place_left, binary_in_place_right, binary_into, map_in_place, map_into,
+    binary_in_place_left, binary_in_place_right, binary_into, map_in_place, map_into_tensor,
 };
 use crate::numeric::{Denormal, Element, flushing_denormals};
 use opreg_op_logic::broadcast::{Broadcast, BroadcastError};
@@ -26,7 +26,7 @@ where
         return Ok(());
     }
     let (x, out) = ctx.input_and_output_to_overwrite(0, 0)?;
-    map_into(x.as_slice::<T>()?, out.as_mut_slice::<T>()?, f)
+    map_into_tensor(x.as_slice::<T>()?, out.as_mut_slice::<T>()?, f)
 }
 
 /// `z = f(x, y)` with broadcasting, output of the inputs' type.
