@@ -10,7 +10,8 @@ With --kernels, times the single-kernel rows of the speed issue instead:
 MatMul f32 NxN for N = 256 ... 4096, Abs on 16M floats (a fresh output
 each run) and a chain of 1,000 Abs nodes on one float (the executor's cost
 per node), each built by TensorFlow into a temporary folder, with NumPy
-(its bundled OpenBLAS on 2 threads, OPENBLAS_CORETYPE unset) as a fourth
+(its bundled OpenBLAS on 2 threads, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
+unset) as a fourth
 column where it has the same operation.
 
 - opreg: `OPREG bench GRAPH --feeds io.json --runs N` (its median line).
@@ -37,8 +38,10 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # NumPy's OpenBLAS at its own best on the 2 threads the others get: some
-# environments pin OPENBLAS_CORETYPE to an older core, which halves it.
+# environments pin OPENBLAS_CORETYPE (and its L2 size) to an older core,
+# which halves it.
 os.environ.pop("OPENBLAS_CORETYPE", None)
+os.environ.pop("OPENBLAS_L2_SIZE", None)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 
 import numpy as np  # noqa: E402
@@ -212,8 +215,9 @@ def kernel_cases(root, rng):
         feeds = {"a:0": grid_values((n, n), rng), "b:0": grid_values((n, n), rng)}
         x, y = feeds["a:0"][0], feeds["b:0"][0]
         folder = os.path.join(root, f"matmul_{n}")
-        write_case(folder, graph.as_graph_def(), feeds, "y:0")
-        yield (f"MatMul f32 {n}x{n}", folder, graph.as_graph_def(),
+        graph_def = graph.as_graph_def()
+        write_case(folder, graph_def, feeds, "y:0")
+        yield (f"MatMul f32 {n}x{n}", folder, graph_def,
                {k: v[0] for k, v in feeds.items()}, ["y:0"], [x @ y], lambda x=x, y=y: x @ y)
     graph = tf.Graph()
     with graph.as_default():
@@ -221,8 +225,9 @@ def kernel_cases(root, rng):
     feeds = {"x:0": grid_values((1 << 24,), rng)}
     x = feeds["x:0"][0]
     folder = os.path.join(root, "abs_16m")
-    write_case(folder, graph.as_graph_def(), feeds, "y:0")
-    yield ("Abs f32 16M (fresh output)", folder, graph.as_graph_def(), {"x:0": x}, ["y:0"],
+    graph_def = graph.as_graph_def()
+    write_case(folder, graph_def, feeds, "y:0")
+    yield ("Abs f32 16M (fresh output)", folder, graph_def, {"x:0": x}, ["y:0"],
            [np.abs(x)], lambda: np.abs(x))
     graph = tf.Graph()
     with graph.as_default():
@@ -232,15 +237,16 @@ def kernel_cases(root, rng):
     feeds = {"x:0": grid_values((1,), rng)}
     x = feeds["x:0"][0]
     folder = os.path.join(root, "abs_chain_1000")
-    write_case(folder, graph.as_graph_def(), feeds, "abs_999:0")
-    yield ("Abs chain of 1,000 nodes (1 float)", folder, graph.as_graph_def(), {"x:0": x},
+    graph_def = graph.as_graph_def()
+    write_case(folder, graph_def, feeds, "abs_999:0")
+    yield ("Abs chain of 1,000 nodes (1 float)", folder, graph_def, {"x:0": x},
            ["abs_999:0"], [np.abs(x)], None)
 
 
 def run_kernels(args):
     print("median per run after warm-up runs; ratio = opreg / other (below 1: opreg faster); "
           "NumPy on OpenBLAS with OPENBLAS_NUM_THREADS="
-          f"{os.environ['OPENBLAS_NUM_THREADS']}, OPENBLAS_CORETYPE unset")
+          f"{os.environ['OPENBLAS_NUM_THREADS']}, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset")
     print()
     print("| kernel | opreg | TensorFlow | ONNX Runtime | NumPy | opreg/TF | opreg/ORT "
           "| opreg/NumPy | runs | notes |")

@@ -75,14 +75,30 @@ where
     O: Send,
     F: Fn(A) -> O + Sync,
 {
+    map_chunks(src, dst, &f, map_into_seq)
+}
+
+/// `seq(src chunk, dst chunk, f)` over chunks of [`chunk_len`] elements,
+/// in parallel when there are several; errors when the lengths differ.
+fn map_chunks<A, O, F>(
+    src: &[A],
+    dst: &mut [O],
+    f: &F,
+    seq: fn(&[A], &mut [O], &F),
+) -> Result<(), KernelError>
+where
+    A: Copy + Sync,
+    O: Send,
+    F: Sync,
+{
     check_len("input", src.len(), dst.len())?;
     let chunk = chunk_len(dst.len());
     if dst.len() <= chunk {
-        map_into_seq(src, dst, &f);
+        seq(src, dst, f);
     } else {
         dst.par_chunks_mut(chunk)
             .zip(src.par_chunks(chunk))
-            .for_each(|(d, s)| map_into_seq(s, d, &f));
+            .for_each(|(d, s)| seq(s, d, f));
     }
     Ok(())
 }
@@ -104,15 +120,12 @@ where
     O: TensorElement,
     F: Fn(A) -> O + Sync,
 {
-    if !streaming::worth_it::<O>(dst.len()) {
-        return map_into(src, dst, f);
-    }
-    check_len("input", src.len(), dst.len())?;
-    let chunk = chunk_len(dst.len());
-    dst.par_chunks_mut(chunk)
-        .zip(src.par_chunks(chunk))
-        .for_each(|(d, s)| streaming::map_into_streamed(s, d, &f));
-    Ok(())
+    let seq: fn(&[A], &mut [O], &F) = if streaming::worth_it::<O>(dst.len()) {
+        streaming::map_into_streamed
+    } else {
+        map_into_seq
+    };
+    map_chunks(src, dst, &f, seq)
 }
 
 /// Compiled also for AVX2 (picked at run time when the processor has it):

@@ -796,17 +796,35 @@ fn an_add_that_broadcasts_or_is_not_the_biases_only_reader_stays() {
     assert_eq!(ours, plain);
 }
 
+/// A `_FusedConv2D` node "y" written by hand (1x1 `VALID`, float): `fused_ops`
+/// and `num_args` arguments after the filter, each of type float.
+fn hand_fused_conv(inputs: &[&str], fused_ops: &[&str], num_args: i64) -> NodeDef {
+    let fused_ops = registry_core::proto::attr_value::ListValue {
+        s: fused_ops.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        ..Default::default()
+    };
+    let targs = registry_core::proto::attr_value::ListValue {
+        r#type: vec![DataType::DtFloat as i32; usize::try_from(num_args).unwrap_or(0)],
+        ..Default::default()
+    };
+    node(
+        "y",
+        "_FusedConv2D",
+        inputs,
+        &[
+            ("T", DataType::DtFloat.into()),
+            ("TArgs", AttrValue::from(targs)),
+            ("num_args", num_args.into()),
+            ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
+            ("padding", AttrValue::from("VALID")),
+            ("fused_ops", AttrValue::from(fused_ops)),
+        ],
+    )
+}
+
 #[test]
 fn fused_kernels_refuse_what_they_cannot_compute() {
     let conv = |fused_ops: &[&str], num_args: i64, bias_len: usize| {
-        let fused_ops = registry_core::proto::attr_value::ListValue {
-            s: fused_ops.iter().map(|s| s.as_bytes().to_vec()).collect(),
-            ..Default::default()
-        };
-        let targs = registry_core::proto::attr_value::ListValue {
-            r#type: vec![DataType::DtFloat as i32],
-            ..Default::default()
-        };
         let g = graph(vec![
             placeholder("x", DataType::DtFloat),
             constant("w", &Tensor::from_vec([1, 1, 2, 3], values(6, 36)).unwrap()),
@@ -814,19 +832,7 @@ fn fused_kernels_refuse_what_they_cannot_compute() {
                 "b",
                 &Tensor::from_vec([bias_len], values(bias_len, 37)).unwrap(),
             ),
-            node(
-                "y",
-                "_FusedConv2D",
-                &["x", "w", "b"],
-                &[
-                    ("T", DataType::DtFloat.into()),
-                    ("TArgs", AttrValue::from(targs)),
-                    ("num_args", num_args.into()),
-                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
-                    ("padding", AttrValue::from("VALID")),
-                    ("fused_ops", AttrValue::from(fused_ops)),
-                ],
-            ),
+            hand_fused_conv(&["x", "w", "b"], fused_ops, num_args),
         ]);
         let x = Tensor::from_vec([1, 2, 2, 2], values(8, 38)).unwrap();
         Session::new(g)
@@ -851,17 +857,6 @@ fn fused_adds_check_their_arguments_and_broadcast_as_add_does() {
     // `_FusedConv2D` `[BiasAdd, Add, Relu]` written by hand, the added
     // tensor of shape `r_dims`.
     let run = |num_args: i64, r_dims: Vec<usize>| {
-        let fused_ops = registry_core::proto::attr_value::ListValue {
-            s: ["BiasAdd", "Add", "Relu"]
-                .iter()
-                .map(|s| s.as_bytes().to_vec())
-                .collect(),
-            ..Default::default()
-        };
-        let targs = registry_core::proto::attr_value::ListValue {
-            r#type: vec![DataType::DtFloat as i32; num_args as usize],
-            ..Default::default()
-        };
         let mut inputs = vec!["x", "w", "b"];
         if num_args == 2 {
             inputs.push("r");
@@ -871,19 +866,7 @@ fn fused_adds_check_their_arguments_and_broadcast_as_add_does() {
             placeholder("r", DataType::DtFloat),
             constant("w", &Tensor::from_vec([1, 1, 2, 3], values(6, 41)).unwrap()),
             constant("b", &Tensor::from_vec([3], values(3, 42)).unwrap()),
-            node(
-                "y",
-                "_FusedConv2D",
-                &inputs,
-                &[
-                    ("T", DataType::DtFloat.into()),
-                    ("TArgs", AttrValue::from(targs)),
-                    ("num_args", num_args.into()),
-                    ("strides", AttrValue::from(vec![1i64, 1, 1, 1])),
-                    ("padding", AttrValue::from("VALID")),
-                    ("fused_ops", AttrValue::from(fused_ops)),
-                ],
-            ),
+            hand_fused_conv(&inputs, &["BiasAdd", "Add", "Relu"], num_args),
             // The same, unfused.
             valid_conv("conv", &["x", "w"]),
             float_op("biased", "BiasAdd", &["conv", "b"]),

@@ -48,9 +48,7 @@ pub(super) fn map_into_streamed<A: Copy, O: TensorElement, F: Fn(A) -> O>(
     let head = dst.as_ptr().align_offset(16).min(n);
     let (head_dst, body_dst) = dst.split_at_mut(head);
     let (head_src, body_src) = src.split_at(head);
-    for (d, &s) in head_dst.iter_mut().zip(head_src) {
-        *d = f(s);
-    }
+    super::map_into_seq(head_src, head_dst, f);
     let mut staging = Staging([MaybeUninit::uninit(); BLOCK_BYTES]);
     let mut dst_blocks = body_dst.chunks_exact_mut(per_block);
     let mut src_blocks = body_src.chunks_exact(per_block);
@@ -79,13 +77,7 @@ pub(super) fn map_into_streamed<A: Copy, O: TensorElement, F: Fn(A) -> O>(
             unsafe { _mm_stream_si128(to.add(k), _mm_load_si128(from.add(k))) };
         }
     }
-    for (d, &s) in dst_blocks
-        .into_remainder()
-        .iter_mut()
-        .zip(src_blocks.remainder())
-    {
-        *d = f(s);
-    }
+    super::map_into_seq(src_blocks.remainder(), dst_blocks.into_remainder(), f);
     // Streaming stores are weakly ordered: fence them before the caller
     // (or the thread joining this chunk) reads the output.
     // SAFETY: SSE, all `_mm_sfence` needs, is part of x86-64. (In the
@@ -103,9 +95,7 @@ pub(super) fn map_into_streamed<A: Copy, O: TensorElement, F: Fn(A) -> O>(
     dst: &mut [O],
     f: &F,
 ) {
-    for (d, &s) in dst.iter_mut().zip(src) {
-        *d = f(s);
-    }
+    super::map_into_seq(src, dst, f);
 }
 
 #[cfg(test)]
