@@ -1,10 +1,12 @@
 //! Dense matrix products on strided views of slices: `dst = a · b`.
 //!
 //! [`GemmElement::gemm`] picks the engine per element type:
-//! - `f32`, `f64`, `Complex64`, `Complex128`: the tuned `gemm` crate
+//! - `f32` on x86-64 with AVX2 and FMA but no AVX-512: [`packed_f32`]'s
+//!   BLIS-style blocked product, for all but thin products;
+//! - other `f32`, `f64`, `Complex64`, `Complex128`: the tuned `gemm` crate
 //!   (run-time SIMD dispatch, rayon threads above a size threshold), through
 //!   the one `unsafe` call in [`raw`];
-//! - `f16`, `bf16`: widened to `f32`, multiplied by `gemm`, rounded once at
+//! - `f16`, `bf16`: widened to `f32`, multiplied as `f32`, rounded once at
 //!   the end (`gemm` has no `bf16` kernel, and its `f16` matrix-vector path
 //!   accumulates in `f16`, losing up to a few percent over long sums);
 //! - integers: a cache-blocked loop with wrapping arithmetic ([`int`]),
@@ -13,6 +15,7 @@
 //! Shared by MatMul (`linalg`) and Conv2D (`nn`, im2col).
 
 mod int;
+mod packed_f32;
 mod raw;
 mod view;
 
@@ -89,7 +92,23 @@ macro_rules! native_gemm {
     )*};
 }
 
-native_gemm!(f32, f64, Complex64, Complex128);
+native_gemm!(f64, Complex64, Complex128);
+
+impl GemmElement for f32 {
+    fn gemm_on(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        dst: MatMut<'_, Self>,
+        threads: Threads,
+    ) -> Result<(), KernelError> {
+        let (m, n, k) = product_dims(&a, &b, &dst)?;
+        if packed_f32::applies(m, n, k, (dst.row_stride(), dst.col_stride())) {
+            packed_f32::gemm(a, b, dst, threads)
+        } else {
+            raw::gemm(a, b, dst, threads)
+        }
+    }
+}
 
 macro_rules! int_gemm {
     ($($t:ty),*) => {$(
@@ -121,7 +140,7 @@ macro_rules! via_f32_gemm {
                 let a32 = a.copy_dense(<$t>::to_f32)?;
                 let b32 = b.copy_dense(<$t>::to_f32)?;
                 let mut out = dense_buffer::<f32>(m.checked_mul(n))?;
-                raw::gemm(a32.view(), b32.view(), MatMut::row_major(&mut out, m, n)?, threads)?;
+                f32::gemm_on(a32.view(), b32.view(), MatMut::row_major(&mut out, m, n)?, threads)?;
                 dst.assign_rows(&out, <$t>::from_f32);
                 Ok(())
             }

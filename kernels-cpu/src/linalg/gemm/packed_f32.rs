@@ -1,0 +1,567 @@
+//! `f32` products on x86-64 with AVX2 and FMA but no AVX-512: blocked the
+//! way BLIS blocks them, around a 6×16 register tile of FMAs.
+//!
+//! On such machines the `gemm` crate's `f32` path ran at 1.2 to 1.25 times
+//! NumPy/OpenBLAS's time from 1024×1024 up (both on 2 threads); this one
+//! matches OpenBLAS there. (With AVX-512 the crate's 512-bit kernels are the
+//! faster, and it keeps those products; see [`applies`].)
+//!
+//! The product is cut into blocks of `KC` contracted indices by up to `NC`
+//! columns of `b`. Each block of `b` is packed once into panels of 16
+//! columns (`NR`), shared by all threads; each thread takes a contiguous
+//! share of `dst`'s rows and packs `MC` of them at a time from `a` into
+//! panels of 6 rows (`MR`), kept in its L2 cache, then multiplies each
+//! 6-row panel with each 16-column panel in registers (12 accumulators of
+//! 8 floats: 6 broadcasts and 2 loads feed 12 FMAs per contracted index).
+//! Panels past the matrix's edge are padded with zeros; their results are
+//! dropped.
+
+use rayon::prelude::*;
+use registry_core::kernel::KernelError;
+
+use super::{MatMut, MatRef, Threads, empty_buffer, product_dims};
+
+/// Rows of the register tile (rows of `a` broadcast per contracted index).
+const MR: usize = 6;
+/// Columns of the register tile (two vectors of 8 floats of `b`).
+const NR: usize = 16;
+/// Contracted indices per block: a 16-column panel of `b` (32 KiB) stays
+/// in L1 while the 6-row panels of `a` stream past it.
+const KC: usize = 512;
+/// Rows of `a` packed per block (72 × 512 floats: 144 KiB, in L2).
+const MC: usize = 72;
+/// Columns of `b` packed per block (4096 × 512 floats: 8 MiB, in L3).
+const NC: usize = 4096;
+
+/// Below this many multiply-adds (m·n·k) the product stays on one thread
+/// (outside the pool; a quarter of it on a thread of the pool, see
+/// [`crate::split`]): the same threshold as the `gemm` crate path.
+const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
+
+/// Whether this module multiplies an `m×k` by `k×n` product here: on
+/// x86-64 with AVX2 and FMA and without AVX-512F, outside Miri, for
+/// products whose tiles are mostly full (at least a tile each way and 16
+/// contracted indices; thinner ones go to the `gemm` crate's
+/// matrix-vector paths), and whose destination has unit stride one way.
+pub(super) fn applies(m: usize, n: usize, k: usize, dst_strides: (usize, usize)) -> bool {
+    let unit = dst_strides.1 == 1 || dst_strides.0 == 1;
+    unit && m.min(n) >= NR && k >= 16 && has_avx2_fma_only()
+}
+
+/// AVX2 and FMA present and AVX-512F absent (and not under Miri, which
+/// runs no SIMD intrinsics).
+fn has_avx2_fma_only() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use std::sync::OnceLock;
+        static FITS: OnceLock<bool> = OnceLock::new();
+        *FITS.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && !std::arch::is_x86_feature_detected!("avx512f")
+        })
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    {
+        false
+    }
+}
+
+/// A read-only strided matrix as this module walks it.
+#[derive(Clone, Copy)]
+struct Operand<'a> {
+    data: &'a [f32],
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a> From<MatRef<'a, f32>> for Operand<'a> {
+    fn from(view: MatRef<'a, f32>) -> Self {
+        Self {
+            data: view.data(),
+            row_stride: view.row_stride(),
+            col_stride: view.col_stride(),
+        }
+    }
+}
+
+impl Operand<'_> {
+    /// The transpose (the strides swap).
+    fn transposed(self) -> Self {
+        Self {
+            data: self.data,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+        }
+    }
+
+    fn at(&self, i: usize, j: usize) -> f32 {
+        self.data[i * self.row_stride + j * self.col_stride]
+    }
+}
+
+/// `dst = a · b` (overwriting `dst`). Shapes must agree. Errors when the
+/// CPU lacks AVX2/FMA (callers check [`applies`] first) or a scratch
+/// buffer cannot be had.
+pub(super) fn gemm(
+    a: MatRef<'_, f32>,
+    b: MatRef<'_, f32>,
+    mut dst: MatMut<'_, f32>,
+    threads: Threads,
+) -> Result<(), KernelError> {
+    let (m, n, k) = product_dims(&a, &b, &dst)?;
+    if !has_avx2_fma_only() {
+        return Err(KernelError::internal(
+            "the packed f32 product needs AVX2 and FMA",
+        ));
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 {
+        dst.fill(0.0);
+        return Ok(());
+    }
+    let (dst_rs, dst_cs) = (dst.row_stride(), dst.col_stride());
+    let (a_op, b_op) = (Operand::from(a), Operand::from(b));
+    let work = m.saturating_mul(n).saturating_mul(k);
+    let threads = if threads == Threads::Caller
+        || work < crate::split::min_parallel_work(PARALLEL_THRESHOLD)
+    {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    };
+    // (A single row's stride is never used: it may be anything, 0 too.)
+    let rows = if dst_cs == 1 {
+        Rows {
+            m,
+            n,
+            k,
+            a: a_op,
+            b: b_op,
+            row_stride: if m == 1 { n } else { dst_rs },
+        }
+    } else if dst_rs == 1 {
+        // dstᵀ = bᵀ · aᵀ, with dstᵀ's rows contiguous.
+        Rows {
+            m: n,
+            n: m,
+            k,
+            a: b_op.transposed(),
+            b: a_op.transposed(),
+            row_stride: if n == 1 { m } else { dst_cs },
+        }
+    } else {
+        return Err(KernelError::internal(
+            "the packed f32 product needs a destination with unit stride one way",
+        ));
+    };
+    rows.run(dst.data_mut(), threads)
+}
+
+/// A product whose destination rows are contiguous: `dst[i * row_stride +
+/// j] = Σ_p a(i, p) · b(p, j)` for `i < m`, `j < n`.
+struct Rows<'a> {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Operand<'a>,
+    b: Operand<'a>,
+    row_stride: usize,
+}
+
+thread_local! {
+    /// This thread's packed block of `b` (shared with the pool while it
+    /// multiplies) and packed rows of `a`, kept between products.
+    static SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Takes this thread's scratch buffer (`which`: 0 for `b`, 1 for `a`),
+/// grown to `len` elements; [`give_back`] returns it.
+fn take_scratch(which: usize, len: usize) -> Result<Vec<f32>, KernelError> {
+    let mut buf = SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        std::mem::take(if which == 0 { &mut s.0 } else { &mut s.1 })
+    });
+    if buf.len() < len {
+        let mut grown = empty_buffer::<f32>(Some(len))?;
+        grown.resize(len, 0.0);
+        buf = grown;
+    }
+    Ok(buf)
+}
+
+fn give_back(which: usize, buf: Vec<f32>) {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        *(if which == 0 { &mut s.0 } else { &mut s.1 }) = buf;
+    });
+}
+
+impl Rows<'_> {
+    fn run(&self, dst: &mut [f32], threads: usize) -> Result<(), KernelError> {
+        let kc_max = self.k.min(KC);
+        let nc_max = self.n.min(NC);
+        let mut b_packed = take_scratch(0, nc_max.div_ceil(NR) * NR * kc_max)?;
+        let result = self.blocks(dst, threads, &mut b_packed);
+        give_back(0, b_packed);
+        result
+    }
+
+    fn blocks(
+        &self,
+        dst: &mut [f32],
+        threads: usize,
+        b_packed: &mut [f32],
+    ) -> Result<(), KernelError> {
+        for jc in (0..self.n).step_by(NC) {
+            let nc = (self.n - jc).min(NC);
+            for pc in (0..self.k).step_by(KC) {
+                let kc = (self.k - pc).min(KC);
+                let panels = &mut b_packed[..nc.div_ceil(NR) * NR * kc];
+                let pack = |(q, panel): (usize, &mut [f32])| {
+                    pack_b_panel(self.b, pc, jc + q * NR, (nc - q * NR).min(NR), panel);
+                };
+                if threads > 1 {
+                    panels.par_chunks_mut(NR * kc).enumerate().for_each(pack);
+                } else {
+                    panels.chunks_mut(NR * kc).enumerate().for_each(pack);
+                }
+                let block = Block {
+                    rows: self,
+                    b_packed: panels,
+                    jc,
+                    nc,
+                    pc,
+                    kc,
+                };
+                if threads > 1 {
+                    // Contiguous shares of whole 6-row panels, one per thread.
+                    let share = self.m.div_ceil(threads).div_ceil(MR) * MR;
+                    dst.par_chunks_mut(share.saturating_mul(self.row_stride))
+                        .enumerate()
+                        .try_for_each(|(t, part)| block.rows_into(t * share, part))?;
+                } else {
+                    block.rows_into(0, dst)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One block of the product: `kc` contracted indices from `pc`, `nc`
+/// columns from `jc`, `b`'s part packed.
+struct Block<'a> {
+    rows: &'a Rows<'a>,
+    b_packed: &'a [f32],
+    jc: usize,
+    nc: usize,
+    pc: usize,
+    kc: usize,
+}
+
+impl Block<'_> {
+    /// Adds this block's share to the rows of `dst` from `first_row` on
+    /// that `part` holds (it starts at row `first_row`; the first block,
+    /// `pc == 0`, overwrites instead).
+    fn rows_into(&self, first_row: usize, part: &mut [f32]) -> Result<(), KernelError> {
+        let Rows { m, row_stride, .. } = *self.rows;
+        let last_row = m.min(first_row + part.len().div_ceil(row_stride.max(1)));
+        let (kc, nc) = (self.kc, self.nc);
+        let mut a_packed = take_scratch(1, MC.div_ceil(MR) * MR * kc)?;
+        let mut tile = Tile([0.0; MR * NR]);
+        for ic in (first_row..last_row).step_by(MC) {
+            let mc = (last_row - ic).min(MC);
+            let a_panels = &mut a_packed[..mc.div_ceil(MR) * MR * kc];
+            for (r, panel) in a_panels.chunks_exact_mut(MR * kc).enumerate() {
+                let i0 = ic + r * MR;
+                pack_a_panel(self.rows.a, i0, self.pc, kc, (mc - r * MR).min(MR), panel);
+            }
+            for (q, b_panel) in self.b_packed.chunks_exact(NR * kc).enumerate() {
+                let j0 = self.jc + q * NR;
+                let cols = (nc - q * NR).min(NR);
+                for (r, a_panel) in a_panels.chunks_exact(MR * kc).enumerate() {
+                    let i0 = ic + r * MR;
+                    let tile_rows = (mc - r * MR).min(MR);
+                    let offset = (i0 - first_row) * row_stride + j0;
+                    prefetch_rows(part, offset, row_stride, tile_rows);
+                    multiply_panels(kc, a_panel, b_panel, &mut tile);
+                    let add = self.pc > 0;
+                    for (i, tile_row) in tile.0.chunks_exact(NR).take(tile_rows).enumerate() {
+                        let at = offset + i * row_stride;
+                        let out = &mut part[at..at + cols];
+                        if add {
+                            out.iter_mut().zip(tile_row).for_each(|(o, &t)| *o += t);
+                        } else {
+                            out.copy_from_slice(&tile_row[..cols]);
+                        }
+                    }
+                }
+            }
+        }
+        give_back(1, a_packed);
+        Ok(())
+    }
+}
+
+/// Packs rows `i0..i0 + rows` (at most `MR`) of `a`, contracted indices
+/// `p0..p0 + kc`, into `panel` (`MR * kc` floats): for each index, the
+/// `MR` rows' values in turn, zeros past `rows`.
+fn pack_a_panel(a: Operand<'_>, i0: usize, p0: usize, kc: usize, rows: usize, panel: &mut [f32]) {
+    if rows == MR && a.col_stride == 1 {
+        let start = |i: usize| (i0 + i) * a.row_stride + p0;
+        let src: [&[f32]; MR] = std::array::from_fn(|i| &a.data[start(i)..start(i) + kc]);
+        for (p, slot) in panel.chunks_exact_mut(MR).enumerate() {
+            for (value, row) in slot.iter_mut().zip(&src) {
+                *value = row[p];
+            }
+        }
+    } else {
+        for (p, slot) in panel.chunks_exact_mut(MR).enumerate() {
+            for (i, value) in slot.iter_mut().enumerate() {
+                *value = if i < rows { a.at(i0 + i, p0 + p) } else { 0.0 };
+            }
+        }
+    }
+}
+
+/// Packs columns `j0..j0 + cols` (at most `NR`) of `b` into `panel`
+/// (`NR * kc` floats for contracted indices `p0..p0 + kc`): for each index,
+/// the `NR` columns' values, zeros past `cols`.
+fn pack_b_panel(b: Operand<'_>, p0: usize, j0: usize, cols: usize, panel: &mut [f32]) {
+    for (p, slot) in panel.chunks_exact_mut(NR).enumerate() {
+        if cols == NR && b.col_stride == 1 {
+            let at = (p0 + p) * b.row_stride + j0;
+            slot.copy_from_slice(&b.data[at..at + NR]);
+        } else {
+            for (j, value) in slot.iter_mut().enumerate() {
+                *value = if j < cols { b.at(p0 + p, j0 + j) } else { 0.0 };
+            }
+        }
+    }
+}
+
+/// The register tile's results, row-major, aligned for vector stores.
+#[repr(C, align(32))]
+struct Tile([f32; MR * NR]);
+
+/// Asks for the destination rows a tile is about to write to be brought
+/// into cache while the tile is computed.
+fn prefetch_rows(part: &[f32], offset: usize, row_stride: usize, rows: usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    for i in 0..rows {
+        let row = part
+            .as_ptr()
+            .wrapping_add(offset + i * row_stride)
+            .cast::<i8>();
+        // SAFETY: a prefetch is a hint that never faults or changes memory,
+        // whatever the address (both lines of the row's 16 floats).
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(row);
+            _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(60));
+        }
+    }
+}
+
+/// `tile = a_panel · b_panel` over `kc` contracted indices (`a_panel`:
+/// `MR * kc` floats packed by [`pack_a_panel`], `b_panel`: `NR * kc` by
+/// [`pack_b_panel`]).
+fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], tile: &mut Tile) {
+    assert!(a_panel.len() >= MR * kc && b_panel.len() >= NR * kc);
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if has_avx2_fma_only() {
+        // SAFETY: AVX2 and FMA are present (checked just above); the panels
+        // hold at least `MR * kc` and `NR * kc` floats (asserted above),
+        // which is all the kernel reads.
+        unsafe { avx2::multiply_panels(kc, a_panel.as_ptr(), b_panel.as_ptr(), tile) };
+        return;
+    }
+    // (Not reached: `gemm` checks the features first. Kept correct anyway.)
+    for (i, row) in tile.0.chunks_exact_mut(NR).enumerate() {
+        for (j, out) in row.iter_mut().enumerate() {
+            *out = (0..kc)
+                .map(|p| a_panel[p * MR + i] * b_panel[p * NR + j])
+                .sum();
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps,
+        _mm256_store_ps,
+    };
+
+    use super::{MR, NR, Tile};
+
+    /// One contracted index: the tile += column of `a` (6 broadcasts) times
+    /// row of `b` (2 vectors).
+    ///
+    /// # Safety
+    /// AVX2 and FMA must be present; `a` must point to `MR` and `b` to
+    /// `NR` readable floats.
+    #[inline(always)]
+    unsafe fn step(a: *const f32, b: *const f32, acc: &mut [__m256; 2 * MR]) {
+        // SAFETY: the caller's contract: `b` and `b + 8` start 8 readable
+        // floats each, `a + i` (i < 6) one each.
+        unsafe {
+            let b0 = _mm256_loadu_ps(b);
+            let b1 = _mm256_loadu_ps(b.add(8));
+            for i in 0..MR {
+                let x = _mm256_broadcast_ss(&*a.add(i));
+                acc[2 * i] = _mm256_fmadd_ps(x, b0, acc[2 * i]);
+                acc[2 * i + 1] = _mm256_fmadd_ps(x, b1, acc[2 * i + 1]);
+            }
+        }
+    }
+
+    /// `tile = a · b` over `kc` indices of packed panels.
+    ///
+    /// # Safety
+    /// AVX2 and FMA must be present; `a` must point to `MR * kc` and `b`
+    /// to `NR * kc` readable floats.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn multiply_panels(kc: usize, a: *const f32, b: *const f32, tile: &mut Tile) {
+        let mut acc = [_mm256_setzero_ps(); 2 * MR];
+        let (mut a, mut b) = (a, b);
+        let mut left = kc;
+        // SAFETY (all steps): each step reads `MR` floats at `a` and `NR`
+        // at `b`, then both advance by that much; `left` counts the
+        // indices whose floats remain, so every read is inside the
+        // `MR * kc` and `NR * kc` floats the caller provides.
+        while left >= 4 {
+            unsafe {
+                step(a, b, &mut acc);
+                step(a.add(MR), b.add(NR), &mut acc);
+                step(a.add(2 * MR), b.add(2 * NR), &mut acc);
+                step(a.add(3 * MR), b.add(3 * NR), &mut acc);
+                a = a.add(4 * MR);
+                b = b.add(4 * NR);
+            }
+            left -= 4;
+        }
+        while left > 0 {
+            unsafe {
+                step(a, b, &mut acc);
+                a = a.add(MR);
+                b = b.add(NR);
+            }
+            left -= 1;
+        }
+        for (i, pair) in acc.chunks_exact(2).enumerate() {
+            // SAFETY: `tile` holds MR * NR floats, 32-byte aligned; row `i`
+            // (< MR) starts at `i * NR`, a multiple of 8 floats, and its two
+            // 8-float halves end within it.
+            unsafe {
+                let row = tile.0.as_mut_ptr().add(i * NR);
+                _mm256_store_ps(row, pair[0]);
+                _mm256_store_ps(row.add(8), pair[1]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(a: &Operand<'_>, b: &Operand<'_>, m: usize, n: usize, k: usize) -> Vec<f64> {
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                out[i * n + j] = (0..k)
+                    .map(|p| f64::from(a.at(i, p)) * f64::from(b.at(p, j)))
+                    .sum();
+            }
+        }
+        out
+    }
+
+    /// Values on a grid of eighths, so that every product and sum below is
+    /// exact in f32 and the packed product must equal the reference.
+    fn grid(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * 7 + seed) % 17) as f32 / 8.0 - 1.0)
+            .collect()
+    }
+
+    #[test]
+    fn products_of_every_edge_and_layout_are_exact() {
+        if !has_avx2_fma_only() {
+            eprintln!("skipped: this CPU has no AVX2/FMA, or has AVX-512");
+            return;
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool of 2 threads");
+        // Edges of every tile size (m, n around 6 and 16), k across a block
+        // boundary (KC + 3), both layouts of each operand, a destination with
+        // padded rows and a transposed one, one thread and two.
+        for &(m, n, k) in &[(17, 33, 21), (6, 16, 16), (77, 19, KC + 3), (150, 40, 64)] {
+            for (ta, tb, transposed_dst) in [
+                (false, false, false),
+                (true, false, false),
+                (false, true, true),
+                (true, true, false),
+            ] {
+                let a_data = grid(m * k, 1);
+                let b_data = grid(k * n, 5);
+                let a = if ta {
+                    MatRef::new(&a_data, m, k, 1, m).unwrap()
+                } else {
+                    MatRef::row_major(&a_data, m, k).unwrap()
+                };
+                let b = if tb {
+                    MatRef::new(&b_data, k, n, 1, k).unwrap()
+                } else {
+                    MatRef::row_major(&b_data, k, n).unwrap()
+                };
+                let want = reference(&a.into(), &b.into(), m, n, k);
+                for threads in [Threads::Caller, Threads::Pool] {
+                    let pad = 3;
+                    let mut out = vec![f32::NAN; (m + pad) * (n + pad)];
+                    let dst = if transposed_dst {
+                        MatMut::new(&mut out, m, n, 1, m + pad).unwrap()
+                    } else {
+                        MatMut::new(&mut out, m, n, n + pad, 1).unwrap()
+                    };
+                    pool.install(|| gemm(a, b, dst, threads)).unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let at = if transposed_dst {
+                                i + j * (m + pad)
+                            } else {
+                                i * (n + pad) + j
+                            };
+                            assert_eq!(
+                                f64::from(out[at]),
+                                want[i * n + j],
+                                "({m},{n},{k}) ta={ta} tb={tb} dst_t={transposed_dst} \
+                                 {threads:?} at ({i},{j})"
+                            );
+                        }
+                    }
+                    let written = m * n;
+                    let untouched = out.iter().filter(|v| v.is_nan()).count();
+                    assert_eq!(untouched, out.len() - written, "padding was written");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn thin_or_short_products_are_left_to_the_gemm_crate() {
+        assert!(!applies(5, 100, 100, (100, 1)));
+        assert!(!applies(100, 15, 100, (15, 1)));
+        assert!(!applies(100, 100, 15, (100, 1)));
+        assert!(!applies(100, 100, 100, (200, 2)));
+        assert_eq!(applies(100, 100, 100, (100, 1)), has_avx2_fma_only());
+        assert_eq!(applies(100, 100, 100, (1, 100)), has_avx2_fma_only());
+    }
+}
