@@ -2,7 +2,7 @@
 //!
 //! [`GemmElement::gemm`] picks the engine per element type:
 //! - `f32` on x86-64 with AVX2 and FMA but no AVX-512: [`packed_f32`]'s
-//!   BLIS-style blocked product, for all but thin products;
+//!   BLIS-style blocked product, for products of 128 or more each way;
 //! - other `f32`, `f64`, `Complex64`, `Complex128`: the tuned `gemm` crate
 //!   (run-time SIMD dispatch, rayon threads above a size threshold), through
 //!   the one `unsafe` call in [`raw`];

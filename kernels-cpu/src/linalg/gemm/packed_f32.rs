@@ -33,6 +33,17 @@ const MC: usize = 72;
 /// Columns of `b` packed per block (4096 × 512 floats: 8 MiB, in L3).
 const NC: usize = 4096;
 
+/// The least rows, columns and contracted indices of a product this module
+/// takes. Smaller ones (the 1×1 convolutions of MobileNet: 2304×96×16,
+/// 576×24×144, 36×96×576) measured as fast or faster with the `gemm`
+/// crate, whose tiles fit their edges better; from 256×256×256 up this
+/// module is the faster.
+const MIN_SIDE: usize = 128;
+
+/// Products of one block whose `b` has at most this many floats (256 KiB)
+/// have each thread pack all of `b` (see [`Rows::one_small_block`]).
+const PRIVATE_B_MAX: usize = 64 * 1024;
+
 /// Below this many multiply-adds (m·n·k) the product stays on one thread
 /// (outside the pool; a quarter of it on a thread of the pool, see
 /// [`crate::split`]): the same threshold as the `gemm` crate path.
@@ -40,12 +51,11 @@ const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
 
 /// Whether this module multiplies an `m×k` by `k×n` product here: on
 /// x86-64 with AVX2 and FMA and without AVX-512F, outside Miri, for
-/// products whose tiles are mostly full (at least a tile each way and 16
-/// contracted indices; thinner ones go to the `gemm` crate's
-/// matrix-vector paths), and whose destination has unit stride one way.
+/// products of at least [`MIN_SIDE`] each way whose destination has unit
+/// stride one way.
 pub(super) fn applies(m: usize, n: usize, k: usize, dst_strides: (usize, usize)) -> bool {
     let unit = dst_strides.1 == 1 || dst_strides.0 == 1;
-    unit && m.min(n) >= NR && k >= 16 && has_avx2_fma_only()
+    unit && m.min(n).min(k) >= MIN_SIDE && has_avx2_fma_only()
 }
 
 /// AVX2 and FMA present and AVX-512F absent (and not under Miri, which
@@ -202,14 +212,29 @@ fn give_back(which: usize, buf: Vec<f32>) {
 
 impl Rows<'_> {
     fn run(&self, dst: &mut [f32], threads: usize) -> Result<(), KernelError> {
+        if threads > 1
+            && self.k <= KC
+            && self.n <= NC
+            && self.n.saturating_mul(self.k) <= PRIVATE_B_MAX
+        {
+            return self.one_small_block(dst, threads);
+        }
         let kc_max = self.k.min(KC);
         let nc_max = self.n.min(NC);
-        let mut b_packed = take_scratch(0, nc_max.div_ceil(NR) * NR * kc_max)?;
+        let mut b_packed = take_scratch(0, packed_b_len(nc_max, kc_max))?;
         let result = self.blocks(dst, threads, &mut b_packed);
         give_back(0, b_packed);
         result
     }
 
+    /// Contiguous shares of whole 6-row panels, one per thread: the rows
+    /// each takes.
+    fn share(&self, threads: usize) -> usize {
+        self.m.div_ceil(threads).div_ceil(MR) * MR
+    }
+
+    /// Every block in turn, `b`'s part packed by all threads together, then
+    /// multiplied by each into its share of the rows.
     fn blocks(
         &self,
         dst: &mut [f32],
@@ -220,14 +245,14 @@ impl Rows<'_> {
             let nc = (self.n - jc).min(NC);
             for pc in (0..self.k).step_by(KC) {
                 let kc = (self.k - pc).min(KC);
-                let panels = &mut b_packed[..nc.div_ceil(NR) * NR * kc];
-                let pack = |(q, panel): (usize, &mut [f32])| {
-                    pack_b_panel(self.b, pc, jc + q * NR, (nc - q * NR).min(NR), panel);
-                };
+                let panels = &mut b_packed[..packed_b_len(nc, kc)];
                 if threads > 1 {
-                    panels.par_chunks_mut(NR * kc).enumerate().for_each(pack);
+                    panels
+                        .par_chunks_mut(NR * kc)
+                        .enumerate()
+                        .for_each(|(q, panel)| self.pack_b(jc, nc, pc, q, panel));
                 } else {
-                    panels.chunks_mut(NR * kc).enumerate().for_each(pack);
+                    self.pack_all_b(jc, nc, pc, kc, panels);
                 }
                 let block = Block {
                     rows: self,
@@ -238,8 +263,7 @@ impl Rows<'_> {
                     kc,
                 };
                 if threads > 1 {
-                    // Contiguous shares of whole 6-row panels, one per thread.
-                    let share = self.m.div_ceil(threads).div_ceil(MR) * MR;
+                    let share = self.share(threads);
                     dst.par_chunks_mut(share.saturating_mul(self.row_stride))
                         .enumerate()
                         .try_for_each(|(t, part)| block.rows_into(t * share, part))?;
@@ -250,6 +274,51 @@ impl Rows<'_> {
         }
         Ok(())
     }
+
+    /// A product of one block whose `b` is small: each thread packs all of
+    /// `b` itself, so that the threads meet once instead of twice (on a
+    /// 256×256 product, waking the pool's threads costs as much as the
+    /// packing).
+    fn one_small_block(&self, dst: &mut [f32], threads: usize) -> Result<(), KernelError> {
+        let (n, k) = (self.n, self.k);
+        let share = self.share(threads);
+        dst.par_chunks_mut(share.saturating_mul(self.row_stride))
+            .enumerate()
+            .try_for_each(|(t, part)| {
+                let mut b_packed = take_scratch(0, packed_b_len(n, k))?;
+                let panels = &mut b_packed[..packed_b_len(n, k)];
+                self.pack_all_b(0, n, 0, k, panels);
+                let block = Block {
+                    rows: self,
+                    b_packed: panels,
+                    jc: 0,
+                    nc: n,
+                    pc: 0,
+                    kc: k,
+                };
+                let result = block.rows_into(t * share, part);
+                give_back(0, b_packed);
+                result
+            })
+    }
+
+    /// Packs panel `q` of the block of `b` at (`pc`, `jc`), `nc` columns
+    /// wide, into `panel`.
+    fn pack_b(&self, jc: usize, nc: usize, pc: usize, q: usize, panel: &mut [f32]) {
+        pack_b_panel(self.b, pc, jc + q * NR, (nc - q * NR).min(NR), panel);
+    }
+
+    /// Packs every panel of the block of `b` at (`pc`, `jc`) into `panels`.
+    fn pack_all_b(&self, jc: usize, nc: usize, pc: usize, kc: usize, panels: &mut [f32]) {
+        for (q, panel) in panels.chunks_mut(NR * kc).enumerate() {
+            self.pack_b(jc, nc, pc, q, panel);
+        }
+    }
+}
+
+/// Floats of a packed block of `b`, `nc` columns by `kc` indices.
+fn packed_b_len(nc: usize, kc: usize) -> usize {
+    nc.div_ceil(NR) * NR * kc
 }
 
 /// One block of the product: `kc` contracted indices from `pc`, `nc`
@@ -503,7 +572,13 @@ mod tests {
         // Edges of every tile size (m, n around 6 and 16), k across a block
         // boundary (KC + 3), both layouts of each operand, a destination with
         // padded rows and a transposed one, one thread and two.
-        for &(m, n, k) in &[(17, 33, 21), (6, 16, 16), (77, 19, KC + 3), (150, 40, 64)] {
+        for &(m, n, k) in &[
+            (17, 33, 21),
+            (6, 16, 16),
+            (77, 19, KC + 3),
+            (150, 40, 64),
+            (40, 300, 260),
+        ] {
             for (ta, tb, transposed_dst) in [
                 (false, false, false),
                 (true, false, false),
@@ -556,12 +631,12 @@ mod tests {
     }
 
     #[test]
-    fn thin_or_short_products_are_left_to_the_gemm_crate() {
-        assert!(!applies(5, 100, 100, (100, 1)));
-        assert!(!applies(100, 15, 100, (15, 1)));
-        assert!(!applies(100, 100, 15, (100, 1)));
-        assert!(!applies(100, 100, 100, (200, 2)));
-        assert_eq!(applies(100, 100, 100, (100, 1)), has_avx2_fma_only());
-        assert_eq!(applies(100, 100, 100, (1, 100)), has_avx2_fma_only());
+    fn small_products_are_left_to_the_gemm_crate() {
+        assert!(!applies(127, 500, 500, (500, 1)));
+        assert!(!applies(500, 127, 500, (127, 1)));
+        assert!(!applies(500, 500, 127, (500, 1)));
+        assert!(!applies(500, 500, 500, (1000, 2)));
+        assert_eq!(applies(128, 128, 128, (128, 1)), has_avx2_fma_only());
+        assert_eq!(applies(500, 500, 500, (1, 500)), has_avx2_fma_only());
     }
 }
