@@ -394,6 +394,9 @@ fn join_errors(errors: &[RegistryError]) -> String {
 }
 
 fn main() -> ExitCode {
+    // Sessions run on this thread: as one of the kernels' pool threads, it
+    // starts their parallel work in place instead of handing runs over.
+    opreg_runtime::join_global_pool();
     let cli = Cli::parse();
     match run(cli, OpRegistry::global()) {
         Ok(()) => ExitCode::SUCCESS,

@@ -34,6 +34,7 @@ pub use session::{
     DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions, StepTime,
 };
 pub use shapes::GraphShapes;
+pub use threads::join_global_pool;
 
 /// True for the ops the runtime runs itself rather than through a kernel:
 /// control flow (`Enter`, `Switch`, `Merge`...) and the functional ops

@@ -16,9 +16,15 @@
 //!   1.7-1.85 ms. While such a run lasts, the pool's other threads stay
 //!   awake ([`keep_awake`]): each takes the kernels' parallel work as soon
 //!   as it is offered instead of being woken from sleep for it.
+//!   A program whose main thread runs sessions can make that thread one of
+//!   the pool's ([`join_global_pool`], as the `opreg` command does): its
+//!   runs then stay on it, no hop, and start their kernels' parallel work
+//!   in place; the placement then chooses between keeping the pool's other
+//!   threads awake for the run or not.
 //! - [`DenormalMode::Ieee`]: a run executes on a thread of a pool of its own,
 //!   whose threads keep IEEE denormals, so its parallel work lands there too.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
@@ -39,11 +45,51 @@ fn ieee_pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Puts every thread of rayon's global pool in flush-to-zero mode, once.
+thread_local! {
+    /// Whether this thread joined rayon's global pool with
+    /// [`join_global_pool`].
+    static POOL_MEMBER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Makes the calling thread one of the threads of rayon's global pool (the
+/// pool the kernels' parallel work runs on), with as many threads in all as
+/// rayon would start (one per core, or `RAYON_NUM_THREADS`). For a
+/// program's main thread that runs sessions: their runs then stay on it
+/// (where another thread would hand a long run over to the pool and wait,
+/// 10 to 60 us a run on a 2-core machine) and its kernels start their
+/// parallel work in place, the thread working on its share while the
+/// others take theirs. Call it once, first thing, before anything uses
+/// rayon; it returns false (and changes nothing) if the global pool
+/// already exists.
+///
+/// ```
+/// // (A doctest is its own program: nothing has used rayon yet.)
+/// assert!(opreg_runtime::join_global_pool());
+/// assert_eq!(rayon::current_thread_index(), Some(0));
+/// assert!(!opreg_runtime::join_global_pool());
+/// ```
+pub fn join_global_pool() -> bool {
+    let joined = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global()
+        .is_ok();
+    if joined {
+        POOL_MEMBER.with(|member| member.set(true));
+    }
+    joined
+}
+
+/// Puts every thread of rayon's global pool in flush-to-zero mode, once
+/// (not a thread that joined it: that one is in the mode during its runs
+/// only, as any calling thread).
 fn flush_global_pool() {
     static DONE: Once = Once::new();
     DONE.call_once(|| {
-        rayon::broadcast(|_| set_thread_mode(DenormalMode::FlushToZero));
+        rayon::broadcast(|_| {
+            if !POOL_MEMBER.with(Cell::get) {
+                set_thread_mode(DenormalMode::FlushToZero);
+            }
+        });
     });
 }
 
@@ -240,10 +286,17 @@ pub(crate) fn run_in_mode<R: Send>(
     match mode {
         DenormalMode::FlushToZero => {
             flush_global_pool();
-            let on_pool =
-                start.on_pool.load(Ordering::Relaxed) && rayon::current_thread_index().is_none();
+            let member = POOL_MEMBER.with(Cell::get);
+            let on_pool = start.on_pool.load(Ordering::Relaxed)
+                && (member || rayon::current_thread_index().is_none());
             let started = Instant::now();
-            let result = if on_pool {
+            let result = if on_pool && member {
+                // This thread is one of the pool's: "on the pool" is the
+                // run here with the other threads kept awake.
+                let _mode = ScopedDenormalMode::new(mode);
+                let _awake = keep_awake();
+                work()
+            } else if on_pool {
                 // `scope` runs its body on a thread of the global pool.
                 rayon::scope(|_| {
                     let _awake = keep_awake();
