@@ -24,7 +24,9 @@ column where it has the same operation.
 Each graph's outputs are checked against io.json's fetches (within 1e-3 of
 the scale) for TF and ORT too, so that a wrong conversion is not timed. The
 three are timed one after the other per graph, the order rotating, after
-warm-up runs.
+warm-up runs, with a pause of SETTLE_S before each so that the threads of
+the engine before (OpenBLAS's and ONNX Runtime's spin for a while after a
+call) are idle again and do not take the cores from the next.
 """
 import argparse
 import gc
@@ -50,6 +52,16 @@ import tensorflow as tf  # noqa: E402
 DTYPES = {"DT_FLOAT": np.float32, "DT_DOUBLE": np.float64, "DT_HALF": np.float16,
           "DT_INT32": np.int32, "DT_INT64": np.int64, "DT_BOOL": np.bool_,
           "DT_INT8": np.int8, "DT_UINT8": np.uint8}
+
+
+# Seconds of quiet before each engine's timing (see the module docs).
+SETTLE_S = 0.5
+
+
+def settled(timer):
+    """`timer()`, after SETTLE_S of quiet."""
+    time.sleep(SETTLE_S)
+    return timer()
 
 
 def decode(entry):
@@ -271,7 +283,7 @@ def run_kernels(args):
             k = i % len(timers)
             results = {}
             for name, timer in timers[k:] + timers[:k]:
-                results[name] = timer()
+                results[name] = settled(timer)
             notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
             ours, t_tf, t_ort, t_np = (results[n][0] for n in ("opreg", "tf", "ort", "numpy"))
             print(f"| {label} | {fmt(ours)} | {fmt(t_tf)} | {fmt(t_ort)} | {fmt(t_np)} | "
@@ -322,7 +334,7 @@ def main():
         k = i % len(timers)
         results = {}
         for name, timer in timers[k:] + timers[:k]:
-            results[name] = timer()
+            results[name] = settled(timer)
         notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
         ours, theirs_tf, theirs_ort = (results[n][0] for n in ("opreg", "tf", "ort"))
         print(f"| {label} | {fmt(ours)} | {fmt(theirs_tf)} | {fmt(theirs_ort)} | "
