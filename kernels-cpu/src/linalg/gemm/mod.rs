@@ -36,6 +36,22 @@ pub(crate) enum Threads {
     Caller,
 }
 
+/// Below this many multiply-adds (m·n·k) a floating-point product stays on
+/// one thread (gemm's own threshold is 48·48·256); on a thread of the pool,
+/// whose other threads are awake, a quarter of it (see [`crate::split`]).
+const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
+
+/// How many threads a floating-point product of `work` multiply-adds uses:
+/// 1 for [`Threads::Caller`] or below [`PARALLEL_THRESHOLD`], else rayon's
+/// pool's count.
+fn thread_count(threads: Threads, work: usize) -> usize {
+    if threads == Threads::Caller || work < crate::split::min_parallel_work(PARALLEL_THRESHOLD) {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
+}
+
 /// An element type with a matrix product.
 pub(crate) trait GemmElement: Element {
     /// Writes `a · b` to `dst` (overwriting it); the shapes must agree

@@ -19,7 +19,7 @@
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
 
-use super::{MatMut, MatRef, Threads, empty_buffer, product_dims};
+use super::{MatMut, MatRef, Threads, dense_buffer, product_dims, thread_count};
 
 /// Rows of the register tile (rows of `a` broadcast per contracted index).
 const MR: usize = 6;
@@ -44,11 +44,6 @@ const MIN_SIDE: usize = 128;
 /// have each thread pack all of `b` (see [`Rows::one_small_block`]).
 const PRIVATE_B_MAX: usize = 64 * 1024;
 
-/// Below this many multiply-adds (m·n·k) the product stays on one thread
-/// (outside the pool; a quarter of it on a thread of the pool, see
-/// [`crate::split`]): the same threshold as the `gemm` crate path.
-const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
-
 /// Whether this module multiplies an `m×k` by `k×n` product here: on
 /// x86-64 with AVX2 and FMA and without AVX-512F, outside Miri, for
 /// products of at least [`MIN_SIDE`] each way whose destination has unit
@@ -59,36 +54,22 @@ pub(super) fn applies(m: usize, n: usize, k: usize, dst_strides: (usize, usize))
 }
 
 /// AVX2 and FMA present and AVX-512F absent: where this module is the
-/// faster engine.
+/// faster engine. (`is_x86_feature_detected!` caches what it finds.)
 fn has_avx2_fma_only() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use std::sync::OnceLock;
-        static NO_AVX512: OnceLock<bool> = OnceLock::new();
-        has_avx2_fma() && *NO_AVX512.get_or_init(|| !std::arch::is_x86_feature_detected!("avx512f"))
-    }
+    return has_avx2_fma() && !std::arch::is_x86_feature_detected!("avx512f");
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    {
-        false
-    }
+    false
 }
 
 /// AVX2 and FMA present (and not under Miri, which runs no SIMD
 /// intrinsics): what this module needs to run at all.
 fn has_avx2_fma() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use std::sync::OnceLock;
-        static FITS: OnceLock<bool> = OnceLock::new();
-        *FITS.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-        })
-    }
+    return std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma");
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    {
-        false
-    }
+    false
 }
 
 /// A read-only strided matrix as this module walks it.
@@ -148,14 +129,7 @@ pub(super) fn gemm(
     }
     let (dst_rs, dst_cs) = (dst.row_stride(), dst.col_stride());
     let (a_op, b_op) = (Operand::from(a), Operand::from(b));
-    let work = m.saturating_mul(n).saturating_mul(k);
-    let threads = if threads == Threads::Caller
-        || work < crate::split::min_parallel_work(PARALLEL_THRESHOLD)
-    {
-        1
-    } else {
-        rayon::current_num_threads().max(1)
-    };
+    let threads = thread_count(threads, m.saturating_mul(n).saturating_mul(k));
     // (A single row's stride is never used: it may be anything, 0 too.)
     let rows = if dst_cs == 1 {
         Rows {
@@ -195,33 +169,28 @@ struct Rows<'a> {
     row_stride: usize,
 }
 
+type Scratch = std::thread::LocalKey<std::cell::RefCell<Vec<f32>>>;
+
 thread_local! {
     /// This thread's packed block of `b` (shared with the pool while it
-    /// multiplies) and packed rows of `a`, kept between products.
-    static SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> =
-        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// multiplies), kept between products.
+    static PACKED_B: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// This thread's packed rows of `a`, kept between products.
+    static PACKED_A: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Takes this thread's scratch buffer (`which`: 0 for `b`, 1 for `a`),
-/// grown to `len` elements; [`give_back`] returns it.
-fn take_scratch(which: usize, len: usize) -> Result<Vec<f32>, KernelError> {
-    let mut buf = SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        std::mem::take(if which == 0 { &mut s.0 } else { &mut s.1 })
-    });
+/// Takes this thread's `scratch` buffer, grown to `len` elements;
+/// [`give_back`] returns it.
+fn take_scratch(scratch: &'static Scratch, len: usize) -> Result<Vec<f32>, KernelError> {
+    let buf = scratch.with(|s| std::mem::take(&mut *s.borrow_mut()));
     if buf.len() < len {
-        let mut grown = empty_buffer::<f32>(Some(len))?;
-        grown.resize(len, 0.0);
-        buf = grown;
+        return dense_buffer::<f32>(Some(len));
     }
     Ok(buf)
 }
 
-fn give_back(which: usize, buf: Vec<f32>) {
-    SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        *(if which == 0 { &mut s.0 } else { &mut s.1 }) = buf;
-    });
+fn give_back(scratch: &'static Scratch, buf: Vec<f32>) {
+    scratch.with(|s| *s.borrow_mut() = buf);
 }
 
 impl Rows<'_> {
@@ -235,9 +204,9 @@ impl Rows<'_> {
         }
         let kc_max = self.k.min(KC);
         let nc_max = self.n.min(NC);
-        let mut b_packed = take_scratch(0, packed_b_len(nc_max, kc_max))?;
+        let mut b_packed = take_scratch(&PACKED_B, packed_b_len(nc_max, kc_max))?;
         let result = self.blocks(dst, threads, &mut b_packed);
-        give_back(0, b_packed);
+        give_back(&PACKED_B, b_packed);
         result
     }
 
@@ -299,7 +268,7 @@ impl Rows<'_> {
         dst.par_chunks_mut(share.saturating_mul(self.row_stride))
             .enumerate()
             .try_for_each(|(t, part)| {
-                let mut b_packed = take_scratch(0, packed_b_len(n, k))?;
+                let mut b_packed = take_scratch(&PACKED_B, packed_b_len(n, k))?;
                 let panels = &mut b_packed[..packed_b_len(n, k)];
                 self.pack_all_b(0, n, 0, k, panels);
                 let block = Block {
@@ -311,7 +280,7 @@ impl Rows<'_> {
                     kc: k,
                 };
                 let result = block.rows_into(t * share, part);
-                give_back(0, b_packed);
+                give_back(&PACKED_B, b_packed);
                 result
             })
     }
@@ -354,7 +323,7 @@ impl Block<'_> {
         let Rows { m, row_stride, .. } = *self.rows;
         let last_row = m.min(first_row + part.len().div_ceil(row_stride.max(1)));
         let (kc, nc) = (self.kc, self.nc);
-        let mut a_packed = take_scratch(1, MC.div_ceil(MR) * MR * kc)?;
+        let mut a_packed = take_scratch(&PACKED_A, MC.div_ceil(MR) * MR * kc)?;
         let mut tile = Tile([0.0; MR * NR]);
         for ic in (first_row..last_row).step_by(MC) {
             let mc = (last_row - ic).min(MC);
@@ -385,7 +354,7 @@ impl Block<'_> {
                 }
             }
         }
-        give_back(1, a_packed);
+        give_back(&PACKED_A, a_packed);
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use gemm::Parallelism;
 use registry_core::kernel::KernelError;
 use registry_core::tensor::{Complex64, Complex128};
 
-use super::{MatMut, MatRef, Threads, product_dims};
+use super::{MatMut, MatRef, Threads, product_dims, thread_count};
 
 /// An element type the `gemm` crate multiplies natively, with the type it
 /// is known as there (same size, alignment and layout).
@@ -57,12 +57,6 @@ const _: () = {
     assert!(offset_of!(Complex128, im) == offset_of!(gemm::c64, im));
 };
 
-/// Below this many multiply-adds (m·n·k) one thread is faster than waking
-/// the rayon pool (gemm's own threshold is 48·48·256); on a thread of the
-/// pool, whose other threads are awake, a quarter of it (see
-/// [`crate::split`]).
-const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
-
 /// Lowers the `gemm` crate's own threading threshold (48·48·256, checked
 /// per block of the product when it is given threads) to the least of
 /// ours, once, so that a product this module hands threads to uses them.
@@ -70,7 +64,7 @@ const PARALLEL_THRESHOLD: usize = 48 * 48 * 256;
 fn lower_crate_threshold() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(|| {
-        gemm::set_threading_threshold(crate::split::least_parallel_work(PARALLEL_THRESHOLD));
+        gemm::set_threading_threshold(crate::split::least_parallel_work(super::PARALLEL_THRESHOLD));
     });
 }
 
@@ -90,15 +84,12 @@ pub(super) fn gemm<T: Native>(
         dst.fill(T::default());
         return Ok(());
     }
-    let work = m.saturating_mul(n).saturating_mul(k);
-    let parallelism = if threads == Threads::Caller
-        || work < crate::split::min_parallel_work(PARALLEL_THRESHOLD)
-        || rayon::current_num_threads() < 2
-    {
-        Parallelism::None
-    } else {
-        lower_crate_threshold();
-        Parallelism::Rayon(rayon::current_num_threads())
+    let parallelism = match thread_count(threads, m.saturating_mul(n).saturating_mul(k)) {
+        1 => Parallelism::None,
+        n_threads => {
+            lower_crate_threshold();
+            Parallelism::Rayon(n_threads)
+        }
     };
     // (The views' constructors already checked that strides fit in isize.)
     let stride = |s: usize| {
