@@ -239,7 +239,19 @@ fn check_broadcast<const K: usize>(
 
 /// `out = f(x, y)` element-wise with broadcasting (`x` and `y` are operands
 /// 0 and 1 of `b`). Fast loops for tensor-tensor, tensor-scalar and
-/// scalar-tensor rows.
+/// scalar-tensor rows; an output of 8 MiB or more whose rows take both
+/// operands element by element is written with streaming stores (as
+/// [`map_into_tensor`]'s).
+///
+/// ```
+/// use kernels_cpu::elementwise::binary_into;
+/// use opreg_op_logic::broadcast::Broadcast;
+///
+/// let b = Broadcast::new([&[2, 3][..], &[3][..]]).unwrap();
+/// let mut out = [0.0f32; 6];
+/// binary_into(&b, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[10.0, 20.0, 30.0], &mut out, |a, c| a + c).unwrap();
+/// assert_eq!(out, [11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+/// ```
 pub fn binary_into<A, B, O, F>(
     b: &Broadcast<2>,
     x: &[A],
@@ -250,19 +262,28 @@ pub fn binary_into<A, B, O, F>(
 where
     A: Sync,
     B: Sync,
-    O: Send,
+    O: TensorElement,
     F: Fn(&A, &B) -> O + Sync,
 {
     check_broadcast(b, [x.len(), y.len()], out.len())?;
     let (xv, yv) = (b.inner_contiguous(0), b.inner_contiguous(1));
+    let stream = streaming::worth_it::<O>(out.len());
+    let zip = |seg: &mut [O], x: &[A], y: &[B]| {
+        for (o, (a, c)) in seg.iter_mut().zip(x.iter().zip(y)) {
+            *o = f(a, c);
+        }
+    };
     for_each_segment(b, out, |seg, [ix, iy]| {
         let n = seg.len();
         match (xv, yv) {
-            (true, true) => {
-                for (o, (a, c)) in seg.iter_mut().zip(x[ix..ix + n].iter().zip(&y[iy..iy + n])) {
-                    *o = f(a, c);
-                }
+            (true, true) if stream => {
+                let (x, y) = (&x[ix..ix + n], &y[iy..iy + n]);
+                streaming::fill_streamed(seg, |start, block| {
+                    let end = start + block.len();
+                    zip(block, &x[start..end], &y[start..end]);
+                });
             }
+            (true, true) => zip(seg, &x[ix..ix + n], &y[iy..iy + n]),
             (true, false) => {
                 let c = &y[iy];
                 for (o, a) in seg.iter_mut().zip(&x[ix..ix + n]) {
@@ -415,6 +436,51 @@ mod tests {
                 assert_eq!(o, expected);
             }
         }
+    }
+
+    /// Outputs large enough to be streamed, at offsets within 16 bytes (the
+    /// streamed blocks start after an unaligned head): every element is the
+    /// plain loop's, and the elements around the output are untouched.
+    #[test]
+    fn large_binary_outputs_are_the_plain_loops() {
+        let n = streaming::MIN_BYTES / 4 + 37;
+        assert_eq!(
+            streaming::worth_it::<f32>(n),
+            cfg!(all(target_arch = "x86_64", not(miri)))
+        );
+        let x: Vec<f32> = (0..n).map(|i| (i % 1013) as f32 - 500.0).collect();
+        let y: Vec<f32> = (0..n).map(|i| (i % 211) as f32 * 0.25).collect();
+        let b = Broadcast::new([&[n][..], &[n][..]]).unwrap();
+        for offset in [0, 1, 3] {
+            let mut out = vec![-7.0f32; n + 4];
+            binary_into(&b, &x, &y, &mut out[offset..offset + n], |a, c| a * c - 1.0).unwrap();
+            let inside = &out[offset..offset + n];
+            assert!(
+                inside
+                    .iter()
+                    .zip(x.iter().zip(&y))
+                    .all(|(o, (a, c))| *o == a * c - 1.0),
+                "offset {offset}"
+            );
+            assert!(
+                out[..offset]
+                    .iter()
+                    .chain(&out[offset + n..])
+                    .all(|v| *v == -7.0)
+            );
+        }
+        // Comparisons write bools (one byte each), streamed from 8M of them.
+        let n = streaming::MIN_BYTES + 5;
+        let (x, y): (Vec<u8>, Vec<u8>) = (0..n).map(|i| (i as u8, (i % 251) as u8)).unzip();
+        assert!(streaming::worth_it::<bool>(n));
+        let b = Broadcast::new([&[n][..], &[n][..]]).unwrap();
+        let mut less = vec![false; n];
+        binary_into(&b, &x, &y, &mut less, |a, c| a < c).unwrap();
+        assert!(
+            less.iter()
+                .zip(x.iter().zip(&y))
+                .all(|(l, (a, c))| *l == (a < c))
+        );
     }
 
     #[test]

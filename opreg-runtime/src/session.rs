@@ -575,6 +575,7 @@ impl Session {
             }
             false
         });
+        offer_constants(&steps, &constants);
         Ok(Planned::Straight(Plan {
             feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
             steps,
@@ -697,6 +698,23 @@ impl Session {
                 }),
             ),
         })
+    }
+}
+
+/// Offers each step's kernel the inputs that are constants of the plan
+/// (made once when it was planned), so that it can prepare them before the
+/// first run (see `OpKernel::prepare_constant_input`).
+fn offer_constants(steps: &[Step], constants: &[(usize, Tensor)]) {
+    if constants.is_empty() {
+        return;
+    }
+    let by_slot: FxHashMap<usize, &Tensor> = constants.iter().map(|(s, t)| (*s, t)).collect();
+    for step in steps {
+        for (index, slot) in step.inputs.iter().enumerate() {
+            if let Some(value) = by_slot.get(slot) {
+                step.kernel.prepare_constant_input(index, value);
+            }
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! control inputs, and freeing/forwarding of intermediates.
 
 use opreg_runtime::{Graph, GraphError, RunError, Session, load_graph_def};
-use registry_core::proto::{GraphDef, TextFormat};
+use registry_core::proto::attr_value::ListValue;
+use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef, TextFormat};
 use registry_core::tensor::Tensor;
 
 fn graph(text: &str) -> Result<Graph, GraphError> {
@@ -344,4 +345,184 @@ fn forwarding_chains_cost_nothing() {
         .unwrap();
     assert!(out[0].shares_buffer_with(&x));
     assert_eq!(out[1].as_slice::<f32>().unwrap(), [5.0; 1024]);
+}
+
+/// A node of `op` with `T = DT_FLOAT`, its inputs and extra attrs.
+fn float_node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
+    let mut node = NodeDef {
+        name: name.into(),
+        op: op.into(),
+        input: inputs.iter().map(|s| (*s).to_owned()).collect(),
+        ..Default::default()
+    };
+    node.attr
+        .insert("T".into(), AttrValue::from(DataType::DtFloat));
+    for (key, value) in attrs {
+        node.attr.insert((*key).to_owned(), value.clone());
+    }
+    node
+}
+
+/// A `Placeholder` of floats.
+fn float_placeholder(name: &str) -> NodeDef {
+    let mut node = NodeDef {
+        name: name.into(),
+        op: "Placeholder".into(),
+        ..Default::default()
+    };
+    node.attr
+        .insert("dtype".into(), AttrValue::from(DataType::DtFloat));
+    node
+}
+
+/// A `Const` of `value`.
+fn constant(name: &str, value: &Tensor) -> NodeDef {
+    let mut node = NodeDef {
+        name: name.into(),
+        op: "Const".into(),
+        ..Default::default()
+    };
+    node.attr
+        .insert("dtype".into(), AttrValue::from(value.dtype()));
+    node.attr
+        .insert("value".into(), AttrValue::from(value.to_proto()));
+    node
+}
+
+/// Values on a grid of eighths: products and sums of them are exact.
+fn eighths(len: usize, seed: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| ((i * 7 + seed) % 17) as f32 / 8.0 - 1.0)
+        .collect()
+}
+
+/// `a` (m×k) times `b` (k×n, or n×k when `transpose_b`), row-major.
+fn product(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize), transpose_b: bool) -> Vec<f32> {
+    let mut out = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            out[i * n + j] = (0..k)
+                .map(|p| {
+                    a[i * k + p]
+                        * if transpose_b {
+                            b[j * k + p]
+                        } else {
+                            b[p * n + j]
+                        }
+                })
+                .sum();
+        }
+    }
+    out
+}
+
+#[test]
+fn constant_weights_prepared_once_give_the_same_products_and_feeds_still_win() {
+    kernels_cpu::link();
+    let (m, n, k) = (140, 130, 150);
+    let weights = eighths(k * n, 5);
+    let mut def = GraphDef::default();
+    let x = float_placeholder("x");
+    let w = constant("w", &Tensor::from_vec([k, n], weights.clone()).unwrap());
+    // The same weights as a 1×1 convolution's filter (HWIO), applied to `x`
+    // seen as a 10×14 image of `k` channels.
+    let filter = constant(
+        "filter",
+        &Tensor::from_vec([1, 1, k, n], weights.clone()).unwrap(),
+    );
+    let image_dims = [1i32, 10, m as i32 / 10, k as i32];
+    let image_shape = constant(
+        "image_shape",
+        &Tensor::from_vec([4], image_dims.to_vec()).unwrap(),
+    );
+    let mut images = float_node("images", "Reshape", &["x", "image_shape"], &[]);
+    images
+        .attr
+        .insert("Tshape".into(), AttrValue::from(DataType::DtInt32));
+    let strides = AttrValue::from(ListValue {
+        i: vec![1, 1, 1, 1],
+        ..Default::default()
+    });
+    let padding = AttrValue::from("VALID");
+    def.node = vec![
+        x,
+        w,
+        filter,
+        image_shape,
+        images,
+        float_node("mm", "MatMul", &["x", "w"], &[]),
+        float_node(
+            "conv",
+            "Conv2D",
+            &["images", "filter"],
+            &[("strides", strides), ("padding", padding)],
+        ),
+    ];
+    let session = Session::new(Graph::new(def).unwrap());
+    let a = eighths(m * k, 1);
+    let feed_x = Tensor::from_vec([m, k], a.clone()).unwrap();
+    let want = product(&a, &weights, (m, n, k), false);
+    for _ in 0..2 {
+        let out = session
+            .run(&[("x", feed_x.clone())], &["mm", "conv"])
+            .unwrap();
+        assert_eq!(out[0].as_slice::<f32>().unwrap(), want.as_slice(), "MatMul");
+        assert_eq!(out[1].as_slice::<f32>().unwrap(), want.as_slice(), "Conv2D");
+    }
+    // Feeding the constant replaces it in that run: the kernels multiply
+    // the fed weights, not what they prepared.
+    let other = eighths(k * n, 11);
+    let fed_w = Tensor::from_vec([k, n], other.clone()).unwrap();
+    let fed_filter = fed_w.reshape([1, 1, k, n]).unwrap();
+    let feeds = [("x", feed_x.clone()), ("w", fed_w), ("filter", fed_filter)];
+    let out = session.run(&feeds, &["mm", "conv"]).unwrap();
+    let want_other = product(&a, &other, (m, n, k), false);
+    assert_eq!(
+        out[0].as_slice::<f32>().unwrap(),
+        want_other.as_slice(),
+        "fed MatMul"
+    );
+    assert_eq!(
+        out[1].as_slice::<f32>().unwrap(),
+        want_other.as_slice(),
+        "fed Conv2D"
+    );
+    // And the plan without the feed still has the constant's products.
+    let out = session.run(&[("x", feed_x)], &["mm", "conv"]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), want.as_slice());
+    assert_eq!(out[1].as_slice::<f32>().unwrap(), want.as_slice());
+}
+
+#[test]
+fn a_transposed_constant_b_is_prepared_as_transposed() {
+    kernels_cpu::link();
+    let (m, n, k) = (64, 40, 72);
+    let weights = eighths(n * k, 3);
+    let x = float_placeholder("x");
+    let w = constant("w", &Tensor::from_vec([n, k], weights.clone()).unwrap());
+    let def = GraphDef {
+        node: vec![
+            x,
+            w,
+            float_node(
+                "mm",
+                "MatMul",
+                &["x", "w"],
+                &[("transpose_b", AttrValue::from(true))],
+            ),
+        ],
+        ..Default::default()
+    };
+    let session = Session::new(Graph::new(def).unwrap());
+    let a = eighths(m * k, 2);
+    let out = session
+        .run(
+            &[("x", Tensor::from_vec([m, k], a.clone()).unwrap())],
+            &["mm"],
+        )
+        .unwrap();
+    assert_eq!(
+        out[0].as_slice::<f32>().unwrap(),
+        product(&a, &weights, (m, n, k), true).as_slice()
+    );
 }

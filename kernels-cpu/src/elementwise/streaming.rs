@@ -2,7 +2,9 @@
 //! stores: a plain store to memory that is not in cache first reads the
 //! line it writes (a third of the traffic of a memory-bound map such as
 //! `Abs` on 16M floats), a streaming store does not. Each block of output
-//! elements is computed into a small buffer in cache, then streamed out.
+//! elements is computed into a small buffer in cache, then streamed out:
+//! maps ([`map_into_streamed`]) and binary operations on operands of the
+//! output's shape (`super::binary_into`) alike.
 
 use registry_core::tensor::TensorElement;
 
@@ -18,7 +20,7 @@ const BLOCK_BYTES: usize = 512;
 #[repr(C, align(64))]
 struct Staging([std::mem::MaybeUninit<u8>; BLOCK_BYTES]);
 
-/// Whether [`map_into_streamed`] streams an output of `len` elements of `O`
+/// Whether [`fill_streamed`] streams an output of `len` elements of `O`
 /// (x86-64, outside Miri, outputs of [`MIN_BYTES`] or more).
 pub(super) fn worth_it<O: TensorElement>(len: usize) -> bool {
     cfg!(all(target_arch = "x86_64", not(miri)))
@@ -28,74 +30,83 @@ pub(super) fn worth_it<O: TensorElement>(len: usize) -> bool {
 }
 
 /// `dst[i] = f(src[i])` for the first `min(src.len(), dst.len())`
-/// elements, the 16-byte aligned blocks of `dst` written with streaming
-/// stores (then fenced, so that they are visible to the thread that waits
-/// for this one). The same values as [`super::map_into_seq`].
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[multiversion::multiversion(targets("x86_64+avx+avx2+fma"))]
+/// elements, through [`fill_streamed`]. The same values as
+/// [`super::map_into_seq`].
 pub(super) fn map_into_streamed<A: Copy, O: TensorElement, F: Fn(A) -> O>(
     src: &[A],
     dst: &mut [O],
     f: &F,
 ) {
+    let n = src.len().min(dst.len());
+    fill_streamed(&mut dst[..n], |start, block| {
+        super::map_into_seq(&src[start..start + block.len()], block, f);
+    });
+}
+
+/// Sets every element of `dst` through `fill(start, block)`, which must
+/// set all of `block` to the elements `start..start + block.len()` (the
+/// values it writes are the ones `dst` gets). Blocks of [`BLOCK_BYTES`]
+/// that start 16-byte aligned are filled in a staging buffer in cache and
+/// written with streaming stores (then fenced, so that they are visible to
+/// the thread that waits for this one); the unaligned head and the tail are
+/// filled in place.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(super) fn fill_streamed<O: TensorElement>(dst: &mut [O], fill: impl Fn(usize, &mut [O])) {
     use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_sfence, _mm_stream_si128};
     use std::mem::MaybeUninit;
 
-    let n = src.len().min(dst.len());
-    let (src, dst) = (&src[..n], &mut dst[..n]);
+    let Some(&first) = dst.first() else {
+        return;
+    };
     let per_block = BLOCK_BYTES / size_of::<O>();
     // (`align_offset` may answer usize::MAX: then nothing is streamed.)
-    let head = dst.as_ptr().align_offset(16).min(n);
+    let head = dst.as_ptr().align_offset(16).min(dst.len());
     let (head_dst, body_dst) = dst.split_at_mut(head);
-    let (head_src, body_src) = src.split_at(head);
-    super::map_into_seq(head_src, head_dst, f);
+    fill(0, head_dst);
     let mut staging = Staging([MaybeUninit::uninit(); BLOCK_BYTES]);
-    let mut dst_blocks = body_dst.chunks_exact_mut(per_block);
-    let mut src_blocks = body_src.chunks_exact(per_block);
-    for (d, s) in (&mut dst_blocks).zip(&mut src_blocks) {
-        // SAFETY: the staging buffer is 64-byte aligned (at least `O`'s
-        // alignment) and holds `per_block * size_of::<O>() == BLOCK_BYTES`
-        // bytes, so it is `per_block` properly aligned `MaybeUninit<O>`s,
-        // borrowed only through this slice until it ends below.
-        let stage: &mut [MaybeUninit<O>] =
-            unsafe { std::slice::from_raw_parts_mut(staging.0.as_mut_ptr().cast(), per_block) };
-        for (slot, &x) in stage.iter_mut().zip(s) {
-            slot.write(f(x));
-        }
-        let from = staging.0.as_ptr().cast::<__m128i>();
-        let to = d.as_mut_ptr().cast::<__m128i>();
+    // SAFETY: the staging buffer is 64-byte aligned (at least `O`'s
+    // alignment, which `worth_it` checks is at most 16) and holds `per_block
+    // * size_of::<O>() == BLOCK_BYTES` bytes, so it is `per_block` properly
+    // aligned `MaybeUninit<O>`s, borrowed only through this slice.
+    let slots: &mut [MaybeUninit<O>] =
+        unsafe { std::slice::from_raw_parts_mut(staging.0.as_mut_ptr().cast(), per_block) };
+    for slot in slots.iter_mut() {
+        slot.write(first);
+    }
+    // SAFETY: every slot was just initialised; `MaybeUninit<O>` has `O`'s
+    // layout.
+    let stage: &mut [O] = unsafe { &mut *(std::ptr::from_mut(slots) as *mut [O]) };
+    let mut start = head;
+    let mut blocks = body_dst.chunks_exact_mut(per_block);
+    for block in &mut blocks {
+        fill(start, stage);
+        start += per_block;
+        let from = stage.as_ptr().cast::<__m128i>();
+        let to = block.as_mut_ptr().cast::<__m128i>();
         for k in 0..BLOCK_BYTES / 16 {
-            // SAFETY: every byte of the staging buffer was just written
-            // (`per_block` elements of a `TensorElement`, whose types have
-            // no padding), `from` is 64-byte aligned and `from + k` lies
-            // inside it. `d` is `per_block` elements (`BLOCK_BYTES` bytes)
-            // of the output, borrowed mutably here, starting 16-byte
-            // aligned (the head above aligned the body, and blocks are
-            // multiples of 16 bytes), so `to + k` is an aligned 16-byte
-            // piece of it; any bit pattern the staging holds is a valid `O`
-            // (it is one, copied byte for byte). SSE2 is part of x86-64.
+            // SAFETY: `stage` is `BLOCK_BYTES` initialised bytes (values of a
+            // `TensorElement`, whose types have no padding), 64-byte aligned,
+            // and `from + k` lies inside it. `block` is `per_block` elements
+            // (`BLOCK_BYTES` bytes) of the output, borrowed mutably here,
+            // starting 16-byte aligned (the head above aligned the body, and
+            // blocks are multiples of 16 bytes), so `to + k` is an aligned
+            // 16-byte piece of it; the bytes copied are a valid `O` (they
+            // are one). SSE2 is part of x86-64.
             unsafe { _mm_stream_si128(to.add(k), _mm_load_si128(from.add(k))) };
         }
     }
-    super::map_into_seq(src_blocks.remainder(), dst_blocks.into_remainder(), f);
+    fill(start, blocks.into_remainder());
     // Streaming stores are weakly ordered: fence them before the caller
     // (or the thread joining this chunk) reads the output.
-    // SAFETY: SSE, all `_mm_sfence` needs, is part of x86-64. (In the
-    // clone compiled for AVX2 the call is safe without the block.)
-    #[allow(unused_unsafe)]
-    unsafe {
-        _mm_sfence()
-    };
+    // SAFETY: SSE, all `_mm_sfence` needs, is part of x86-64.
+    unsafe { _mm_sfence() };
 }
 
-/// Without streaming stores (other architectures, Miri): the plain loop.
+/// Without streaming stores (other architectures, Miri): `fill` on all of
+/// `dst` at once.
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-pub(super) fn map_into_streamed<A: Copy, O: TensorElement, F: Fn(A) -> O>(
-    src: &[A],
-    dst: &mut [O],
-    f: &F,
-) {
-    super::map_into_seq(src, dst, f);
+pub(super) fn fill_streamed<O: TensorElement>(dst: &mut [O], fill: impl Fn(usize, &mut [O])) {
+    fill(0, dst);
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use registry_core::kernel::{
 };
 
 use super::direct_conv::ConvElement;
-use super::im2col::conv_ndhwc;
+use super::im2col::{Filter, conv_ndhwc};
 
 /// `Conv3D` on the CPU (NDHWC, undilated, ungrouped, as TensorFlow's CPU
 /// kernel): volume patches multiplied by the filter with the `gemm` crate.
@@ -45,7 +45,7 @@ impl<T: ConvElement> OpKernel for Conv3DKernel<T> {
         conv_ndhwc(
             &geo,
             input.as_slice::<T>()?,
-            filter.as_slice::<T>()?,
+            Filter::from(filter.as_slice::<T>()?),
             out.as_mut_slice::<T>()?,
             None,
         )

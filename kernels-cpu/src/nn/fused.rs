@@ -32,10 +32,10 @@ use opreg_op_logic::broadcast::Broadcast;
 
 use super::RowEpilogue;
 use super::bias_add::BiasElement;
-use super::conv2d::conv2d;
+use super::conv2d::{conv2d, offer_filter};
 use super::depthwise::{DepthwiseElement, depthwise_conv2d};
 use super::direct_conv::ConvElement;
-use super::gemm::{GemmElement, matmul};
+use super::gemm::{ConstantRhs, GemmElement, MatMulParams};
 use crate::elementwise::binary_in_place_left;
 
 use crate::math::scalar::{ReluOp, Transcendental};
@@ -385,6 +385,7 @@ fn add_twice_then<T: BiasElement, F: Fn(T) -> T>(out: &mut [T], bias: &[T], adde
 #[derive(Debug)]
 pub struct FusedConv2DKernel<T> {
     params: Conv2DParams,
+    filter: ConstantRhs,
     epilogue: Epilogue,
     _t: PhantomData<fn() -> T>,
 }
@@ -399,6 +400,7 @@ impl<T: ConvElement + FusedElement> BuildKernel for FusedConv2DKernel<T> {
         }
         Ok(Self {
             params: Conv2DParams::from_attrs(ctx.attrs())?,
+            filter: ConstantRhs::default(),
             epilogue: Epilogue::from_attrs(ctx)?,
             _t: PhantomData,
         })
@@ -421,8 +423,12 @@ impl<T: ConvElement + FusedElement> OpKernel for FusedConv2DKernel<T> {
                 let geometry = self.params.geometry(ctx.input(0)?.dims(), &filter)?;
                 Ok(geometry.out_shape(self.params.format))
             },
-            |ctx, rows| conv2d::<T>(&self.params, ctx, Some(rows)),
+            |ctx, rows| conv2d::<T>(&self.params, &self.filter, ctx, Some(rows)),
         )
+    }
+
+    fn prepare_constant_input(&self, index: usize, value: &Tensor) {
+        offer_filter::<T>(&self.filter, index, value);
     }
 }
 
@@ -479,8 +485,7 @@ impl<T: DepthwiseElement + FusedElement> OpKernel for FusedDepthwiseConv2dNative
 #[kernel(op = FusedMatMul, device = CPU, T = [bfloat16, half, float])]
 #[derive(Debug)]
 pub struct FusedMatMulKernel<T> {
-    transpose_a: bool,
-    transpose_b: bool,
+    params: MatMulParams,
     epilogue: Epilogue,
     _t: PhantomData<fn() -> T>,
 }
@@ -488,8 +493,7 @@ pub struct FusedMatMulKernel<T> {
 impl<T: GemmElement + FusedElement> BuildKernel for FusedMatMulKernel<T> {
     fn build(ctx: &OpKernelConstruction<'_>) -> Result<Self, KernelError> {
         Ok(Self {
-            transpose_a: ctx.attr("transpose_a")?,
-            transpose_b: ctx.attr("transpose_b")?,
+            params: MatMulParams::from_attrs(ctx)?,
             epilogue: Epilogue::from_attrs(ctx)?,
             _t: PhantomData,
         })
@@ -498,7 +502,11 @@ impl<T: GemmElement + FusedElement> BuildKernel for FusedMatMulKernel<T> {
 
 impl<T: GemmElement + FusedElement> OpKernel for FusedMatMulKernel<T> {
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
-        let channels = matmul::<T>(ctx, self.transpose_a, self.transpose_b)?;
+        let channels = self.params.multiply::<T>(ctx)?;
         self.epilogue.apply::<T>(ctx, channels)
+    }
+
+    fn prepare_constant_input(&self, index: usize, value: &Tensor) {
+        self.params.offer_constant::<T>(index, value);
     }
 }

@@ -7,7 +7,7 @@ use registry_core::kernel::KernelError;
 
 use super::RowEpilogue;
 use super::direct_conv::{self, ConvElement};
-use super::gemm::{GemmElement, MatMut, MatRef, Threads, empty_buffer};
+use super::gemm::{GemmElement, MatMut, MatRef, PackedRhs, Threads, empty_buffer};
 use opreg_op_logic::volume::VolumeGeometry;
 use opreg_op_logic::window::WindowTaps;
 
@@ -49,7 +49,7 @@ const PARALLEL_MACS: usize = 48 * 48 * 256;
 pub(crate) fn conv_ndhwc<T: ConvElement>(
     g: &VolumeGeometry,
     input: &[T],
-    filter: &[T],
+    filter: Filter<'_, T>,
     out: &mut [T],
     epilogue: Option<RowEpilogue<'_, T>>,
 ) -> Result<(), KernelError> {
@@ -71,7 +71,7 @@ pub(crate) fn conv_ndhwc<T: ConvElement>(
         let out = out
             .get_mut(..pixels * g.out_depth)
             .ok_or_else(|| KernelError::internal("convolution output too small"))?;
-        if let Some(done) = T::convolve_directly(g, input, filter, out, epilogue) {
+        if let Some(done) = T::convolve_directly(g, input, filter.elements, out, epilogue) {
             return done;
         }
     }
@@ -119,6 +119,25 @@ pub(crate) fn conv_ndhwc<T: ConvElement>(
     }
 }
 
+/// A convolution's filter (DHWIO): its elements, and the matrix of its
+/// rows (`D·H·W·I`) by output channels packed ahead of time when it is a
+/// constant (used when the convolution has one group).
+#[derive(Clone, Copy)]
+pub(crate) struct Filter<'a, T> {
+    pub(crate) elements: &'a [T],
+    pub(crate) packed: Option<&'a PackedRhs>,
+}
+
+impl<'a, T> From<&'a [T]> for Filter<'a, T> {
+    /// A filter not packed ahead of time.
+    fn from(elements: &'a [T]) -> Self {
+        Self {
+            elements,
+            packed: None,
+        }
+    }
+}
+
 /// The pixels per block of a convolution split over `threads`: blocks of
 /// even size, as many for each thread (two or more, and more when a block
 /// of `cache_block` pixels would not hold them), unless that makes them
@@ -153,7 +172,7 @@ struct Blocks<'a, T> {
     /// Patch length (filter rows).
     k: usize,
     input: &'a [T],
-    filter: &'a [T],
+    filter: Filter<'a, T>,
     epilogue: Option<RowEpilogue<'a, T>>,
 }
 
@@ -193,7 +212,7 @@ impl<T: GemmElement> Blocks<'_, T> {
                 MatRef::row_major(&patches, rows, self.k)?
             };
             let b = MatRef::new(
-                tail(self.filter, grp * group_out)?,
+                tail(self.filter.elements, grp * group_out)?,
                 self.k,
                 group_out,
                 g.out_depth,
@@ -206,7 +225,9 @@ impl<T: GemmElement> Blocks<'_, T> {
                 g.out_depth,
                 1,
             )?;
-            T::gemm_on(a, b, d, threads)?;
+            // (The packed filter is the whole filter's matrix: its dims
+            // match one group's only when there is one group.)
+            T::gemm_packed_on(a, b, self.filter.packed, d, threads)?;
         }
         if let Some(epilogue) = self.epilogue {
             epilogue(start * g.out_depth, dst);

@@ -122,6 +122,17 @@ impl KernelInstance {
         &*self.kernel
     }
 
+    /// Offers the kernel input `index`'s value, the same in every run (see
+    /// [`OpKernel::prepare_constant_input`]); an index past the node's
+    /// inputs or a value of another dtype is not offered. Best effort: a
+    /// kernel that panics while preparing is left to compute without it.
+    pub fn prepare_constant_input(&self, index: usize, value: &Tensor) {
+        if self.info.input_types().get(index) == Some(&value.dtype()) {
+            let prepare = || self.kernel.prepare_constant_input(index, value);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(prepare));
+        }
+    }
+
     /// Runs the kernel on `inputs`, after checking their count and dtypes,
     /// and returns its outputs.
     #[inline]

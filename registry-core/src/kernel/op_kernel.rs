@@ -2,6 +2,7 @@
 //! from a node) and the function form [`FnKernel`].
 
 use super::{KernelError, OpKernelConstruction, OpKernelContext};
+use crate::tensor::Tensor;
 
 /// An implementation of an op for one device and one set of attr values,
 /// built once per node and computed many times (TF's `OpKernel`).
@@ -15,6 +16,52 @@ use super::{KernelError, OpKernelConstruction, OpKernelContext};
 pub trait OpKernel: Send + Sync + 'static {
     /// Reads the inputs from `ctx` and sets every output, or returns why not.
     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError>;
+
+    /// Offers the kernel input `index`'s value when it is the same in
+    /// every run (a constant of the graph), before the first run: a kernel
+    /// may prepare it once (a matrix product packs its constant weights)
+    /// instead of in every `compute`. The default ignores it.
+    ///
+    /// A kernel that keeps something must still compute from the inputs it
+    /// is given: a run may feed a different value for a constant, and a
+    /// kernel may be offered values by more than one plan. Keeping a clone
+    /// of `value` and checking [`Tensor::shares_buffer_with`] at compute
+    /// time tells the two apart (the clone keeps the buffer alive, so no
+    /// other tensor can take its place). Preparing is best effort: a kernel
+    /// that cannot (no memory) computes as it would have without it.
+    ///
+    /// ```
+    /// use std::sync::OnceLock;
+    /// use registry_core::kernel::{KernelError, OpKernel, OpKernelContext};
+    /// use registry_core::tensor::Tensor;
+    ///
+    /// /// Adds a vector; keeps the doubled constant it was offered.
+    /// struct AddTwice { doubled: OnceLock<(Tensor, Vec<f32>)> }
+    ///
+    /// impl OpKernel for AddTwice {
+    ///     fn compute(&self, ctx: &mut OpKernelContext<'_>) -> Result<(), KernelError> {
+    ///         let (x, y) = (ctx.input(0)?.clone(), ctx.input(1)?.clone());
+    ///         let doubled: Vec<f32> = match self.doubled.get() {
+    ///             Some((source, ready)) if source.shares_buffer_with(&y) => ready.clone(),
+    ///             _ => y.as_slice::<f32>()?.iter().map(|v| 2.0 * v).collect(),
+    ///         };
+    ///         let out = ctx.allocate_output(0, x.shape().clone())?;
+    ///         for ((o, a), b) in out.as_mut_slice::<f32>()?.iter_mut().zip(x.as_slice::<f32>()?).zip(&doubled) {
+    ///             *o = a + b;
+    ///         }
+    ///         Ok(())
+    ///     }
+    ///
+    ///     fn prepare_constant_input(&self, index: usize, value: &Tensor) {
+    ///         if let (1, Ok(v)) = (index, value.as_slice::<f32>()) {
+    ///             let _ = self.doubled.set((value.clone(), v.iter().map(|v| 2.0 * v).collect()));
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    fn prepare_constant_input(&self, index: usize, value: &Tensor) {
+        let _ = (index, value);
+    }
 }
 
 /// A kernel struct that `#[kernel]` can register: built from the node's

@@ -12,17 +12,23 @@
 //! - integers: a cache-blocked loop with wrapping arithmetic ([`int`]),
 //!   as TensorFlow's two's complement integer products.
 //!
+//! A constant right-hand operand (a MatMul's or convolution's weights) can
+//! be packed once for all its products ([`ConstantRhs`],
+//! [`GemmElement::pack_rhs`]): `f32` where [`packed_f32`] runs.
+//!
 //! Shared by MatMul (`linalg`) and Conv2D (`nn`, im2col).
 
+mod constant;
 mod int;
 mod packed_f32;
 mod raw;
 mod view;
 
+pub(crate) use constant::ConstantRhs;
 pub(crate) use view::{MatMut, MatRef};
 
 use registry_core::kernel::KernelError;
-use registry_core::tensor::{Complex64, Complex128, bf16, f16};
+use registry_core::tensor::{Complex64, Complex128, Tensor, bf16, f16};
 
 use crate::numeric::Element;
 
@@ -72,7 +78,35 @@ pub(crate) trait GemmElement: Element {
         dst: MatMut<'_, Self>,
         threads: Threads,
     ) -> Result<(), KernelError>;
+
+    /// `b` packed for many products with it, where this type's products
+    /// have a packed form on this machine (`f32` with AVX2 and FMA, no
+    /// AVX-512); `None` elsewhere, or when the memory cannot be had.
+    fn pack_rhs(b: MatRef<'_, Self>) -> Option<PackedRhs> {
+        let _ = b;
+        None
+    }
+
+    /// [`GemmElement::gemm_on`], given also `b` packed by
+    /// [`GemmElement::pack_rhs`] from the same values: the packed form is
+    /// used where it applies (its dims match, enough rows, a destination
+    /// with contiguous rows), else `b` as given.
+    fn gemm_packed_on(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        packed: Option<&PackedRhs>,
+        dst: MatMut<'_, Self>,
+        threads: Threads,
+    ) -> Result<(), KernelError> {
+        let _ = packed;
+        Self::gemm_on(a, b, dst, threads)
+    }
 }
+
+/// A right-hand operand packed once by [`GemmElement::pack_rhs`] for many
+/// products.
+#[derive(Debug)]
+pub(crate) struct PackedRhs(packed_f32::PackedB);
 
 /// Checks that `a` (m×k), `b` (k×n) and `dst` (m×n) agree; returns (m, n, k).
 pub(crate) fn product_dims<T: Copy>(
@@ -122,6 +156,32 @@ impl GemmElement for f32 {
             packed_f32::gemm(a, b, dst, threads)
         } else {
             raw::gemm(a, b, dst, threads)
+        }
+    }
+
+    fn pack_rhs(b: MatRef<'_, Self>) -> Option<PackedRhs> {
+        if !packed_f32::is_faster_here() {
+            return None;
+        }
+        packed_f32::PackedB::new(b).ok().map(PackedRhs)
+    }
+
+    fn gemm_packed_on(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        packed: Option<&PackedRhs>,
+        dst: MatMut<'_, Self>,
+        threads: Threads,
+    ) -> Result<(), KernelError> {
+        let (m, n, k) = product_dims(&a, &b, &dst)?;
+        match packed {
+            Some(PackedRhs(packed))
+                if packed.dims() == (k, n)
+                    && packed_f32::applies_packed(m, (dst.row_stride(), dst.col_stride())) =>
+            {
+                packed_f32::gemm_packed(a, packed, dst, threads)
+            }
+            _ => Self::gemm_on(a, b, dst, threads),
         }
     }
 }
@@ -190,47 +250,83 @@ pub(crate) fn empty_buffer<T>(len: Option<usize>) -> Result<Vec<T>, KernelError>
     Ok(v)
 }
 
-/// `MatMul` of inputs 0 and 1 (either transposed) into output 0 (also
-/// `_FusedMatMul`'s contraction); returns the product's column count.
-pub(crate) fn matmul<T: GemmElement>(
-    ctx: &mut registry_core::kernel::OpKernelContext<'_>,
+/// A `MatMul`'s attrs and its constant `b`, packed once when offered
+/// (shared by `MatMul` and `_FusedMatMul`).
+#[derive(Debug)]
+pub(crate) struct MatMulParams {
     transpose_a: bool,
     transpose_b: bool,
-) -> Result<usize, KernelError> {
-    let a = ctx.input(0)?.clone();
-    let b = ctx.input(1)?.clone();
-    let (a_dims, b_dims) = (matrix_dims(&a, 0)?, matrix_dims(&b, 1)?);
-    // TF's dim_pair: the contracted dimension of each operand.
-    let a_inner = usize::from(!transpose_a);
-    let b_inner = usize::from(transpose_b);
-    registry_core::kernel_ensure!(
-        a_dims[a_inner] == b_dims[b_inner],
-        "Matrix size-incompatible: In[0]: {}, In[1]: {}",
-        a.shape(),
-        b.shape()
-    );
-    let (m, k, n) = (a_dims[1 - a_inner], a_dims[a_inner], b_dims[1 - b_inner]);
-    let out = ctx.allocate_output_to_overwrite(0, [m, n])?;
-    if m == 0 || n == 0 || k == 0 {
-        // Empty product, or k = 0: zeros are the answer.
-        out.as_mut_slice::<T>()?.fill(T::default());
-        return Ok(n);
+    constant_b: ConstantRhs,
+}
+
+impl MatMulParams {
+    /// Reads `transpose_a` and `transpose_b`.
+    pub(crate) fn from_attrs(
+        ctx: &registry_core::kernel::OpKernelConstruction<'_>,
+    ) -> Result<Self, KernelError> {
+        Ok(Self {
+            transpose_a: ctx.attr("transpose_a")?,
+            transpose_b: ctx.attr("transpose_b")?,
+            constant_b: ConstantRhs::default(),
+        })
     }
-    let a_view = MatRef::row_major(a.as_slice::<T>()?, a_dims[0], a_dims[1])?;
-    let b_view = MatRef::row_major(b.as_slice::<T>()?, b_dims[0], b_dims[1])?;
-    let a_view = if transpose_a { a_view.t() } else { a_view };
-    let b_view = if transpose_b { b_view.t() } else { b_view };
-    T::gemm(
-        a_view,
-        b_view,
-        MatMut::row_major(out.as_mut_slice::<T>()?, m, n)?,
-    )?;
-    Ok(n)
+
+    /// Packs `b` (input 1) when it is a constant (see
+    /// `OpKernel::prepare_constant_input`); other inputs are ignored.
+    pub(crate) fn offer_constant<T: GemmElement>(&self, index: usize, value: &Tensor) {
+        if index == 1 {
+            self.constant_b.offer::<T>(value, |b, elements| {
+                let [rows, cols] = matrix_dims(b, 1)?;
+                let view = MatRef::row_major(elements, rows, cols)?;
+                Ok(if self.transpose_b { view.t() } else { view })
+            });
+        }
+    }
+
+    /// `MatMul` of inputs 0 and 1 (either transposed) into output 0 (also
+    /// `_FusedMatMul`'s contraction); returns the product's column count.
+    pub(crate) fn multiply<T: GemmElement>(
+        &self,
+        ctx: &mut registry_core::kernel::OpKernelContext<'_>,
+    ) -> Result<usize, KernelError> {
+        let (transpose_a, transpose_b) = (self.transpose_a, self.transpose_b);
+        let a = ctx.input(0)?.clone();
+        let b = ctx.input(1)?.clone();
+        let (a_dims, b_dims) = (matrix_dims(&a, 0)?, matrix_dims(&b, 1)?);
+        // TF's dim_pair: the contracted dimension of each operand.
+        let a_inner = usize::from(!transpose_a);
+        let b_inner = usize::from(transpose_b);
+        registry_core::kernel_ensure!(
+            a_dims[a_inner] == b_dims[b_inner],
+            "Matrix size-incompatible: In[0]: {}, In[1]: {}",
+            a.shape(),
+            b.shape()
+        );
+        let (m, k, n) = (a_dims[1 - a_inner], a_dims[a_inner], b_dims[1 - b_inner]);
+        let out = ctx.allocate_output_to_overwrite(0, [m, n])?;
+        if m == 0 || n == 0 || k == 0 {
+            // Empty product, or k = 0: zeros are the answer.
+            out.as_mut_slice::<T>()?.fill(T::default());
+            return Ok(n);
+        }
+        let a_view = MatRef::row_major(a.as_slice::<T>()?, a_dims[0], a_dims[1])?;
+        let b_view = MatRef::row_major(b.as_slice::<T>()?, b_dims[0], b_dims[1])?;
+        let a_view = if transpose_a { a_view.t() } else { a_view };
+        let b_view = if transpose_b { b_view.t() } else { b_view };
+        T::gemm_packed_on(
+            a_view,
+            b_view,
+            self.constant_b.packed_for(&b),
+            MatMut::row_major(out.as_mut_slice::<T>()?, m, n)?,
+            Threads::Pool,
+        )?;
+        Ok(n)
+    }
 }
 
 /// The two dimensions of input `index`, or TF's error when it is not a
 /// matrix.
-fn matrix_dims(t: &registry_core::tensor::Tensor, index: usize) -> Result<[usize; 2], KernelError> {
+fn matrix_dims(t: &Tensor, index: usize) -> Result<[usize; 2], KernelError> {
     match *t.dims() {
         [rows, cols] => Ok([rows, cols]),
         _ => Err(KernelError::invalid_argument(format!(

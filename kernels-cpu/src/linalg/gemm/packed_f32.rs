@@ -12,9 +12,16 @@
 //! share of `dst`'s rows and packs `MC` of them at a time from `a` into
 //! panels of 6 rows (`MR`), kept in its L2 cache, then multiplies each
 //! 6-row panel with each 16-column panel in registers (12 accumulators of
-//! 8 floats: 6 broadcasts and 2 loads feed 12 FMAs per contracted index).
-//! Panels past the matrix's edge are padded with zeros; their results are
-//! dropped.
+//! 8 floats: 6 broadcasts and 2 loads feed 12 FMAs per contracted index),
+//! storing (or adding) the 6×16 results straight into `dst`. Panels past
+//! the matrix's edge are padded with zeros; such tiles go through a buffer
+//! and only their part inside the matrix is copied out.
+//!
+//! A constant `b` (weights) can be packed once, every block of it, as
+//! [`PackedB`]; [`gemm_packed`] then multiplies without packing `b`, and
+//! takes products of any width and depth from [`MIN_PACKED_ROWS`] rows
+//! (measured at parity with the `gemm` crate on MobileNet's small 1×1
+//! convolutions, which [`gemm`] leaves to it).
 
 use rayon::prelude::*;
 use registry_core::kernel::KernelError;
@@ -40,6 +47,10 @@ const NC: usize = 4096;
 /// module is the faster.
 const MIN_SIDE: usize = 128;
 
+/// The least rows of a product with `b` packed ahead of time that this
+/// module takes (fewer: the `gemm` crate's matrix-vector paths).
+const MIN_PACKED_ROWS: usize = 16;
+
 /// Products of one block whose `b` has at most this many floats (256 KiB)
 /// have each thread pack all of `b` (see [`Rows::one_small_block`]).
 const PRIVATE_B_MAX: usize = 64 * 1024;
@@ -50,12 +61,12 @@ const PRIVATE_B_MAX: usize = 64 * 1024;
 /// stride one way.
 pub(super) fn applies(m: usize, n: usize, k: usize, dst_strides: (usize, usize)) -> bool {
     let unit = dst_strides.1 == 1 || dst_strides.0 == 1;
-    unit && m.min(n).min(k) >= MIN_SIDE && has_avx2_fma_only()
+    unit && m.min(n).min(k) >= MIN_SIDE && is_faster_here()
 }
 
 /// AVX2 and FMA present and AVX-512F absent: where this module is the
 /// faster engine. (`is_x86_feature_detected!` caches what it finds.)
-fn has_avx2_fma_only() -> bool {
+pub(super) fn is_faster_here() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     return has_avx2_fma() && !std::arch::is_x86_feature_detected!("avx512f");
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
@@ -137,7 +148,7 @@ pub(super) fn gemm(
             n,
             k,
             a: a_op,
-            b: b_op,
+            b: RightOperand::Strided(b_op),
             row_stride: if m == 1 { n } else { dst_rs },
         }
     } else if dst_rs == 1 {
@@ -147,7 +158,7 @@ pub(super) fn gemm(
             n: m,
             k,
             a: b_op.transposed(),
-            b: a_op.transposed(),
+            b: RightOperand::Strided(a_op.transposed()),
             row_stride: if n == 1 { m } else { dst_cs },
         }
     } else {
@@ -158,6 +169,57 @@ pub(super) fn gemm(
     rows.run(dst.data_mut(), threads)
 }
 
+/// Whether [`gemm_packed`] multiplies an `m×k` by `k×n` product whose `b`
+/// is packed: as [`applies`], but from [`MIN_PACKED_ROWS`] rows and any
+/// `n` and `k` (no packing of `b` to pay back), into a destination with
+/// contiguous rows.
+pub(super) fn applies_packed(m: usize, dst_strides: (usize, usize)) -> bool {
+    dst_strides.1 == 1 && m >= MIN_PACKED_ROWS && is_faster_here()
+}
+
+/// `dst = a · b` with `b` packed ahead of time (overwriting `dst`, whose
+/// rows must be contiguous). Shapes must agree; errors as [`gemm`].
+pub(super) fn gemm_packed(
+    a: MatRef<'_, f32>,
+    b: &PackedB,
+    mut dst: MatMut<'_, f32>,
+    threads: Threads,
+) -> Result<(), KernelError> {
+    let (m, k) = (a.rows(), a.cols());
+    let n = dst.cols();
+    if b.dims() != (k, n) || dst.rows() != m || dst.col_stride() != 1 {
+        return Err(KernelError::internal(format!(
+            "packed matrix product of mismatched views: [{m},{k}] x {:?} -> [{},{}] (column stride {})",
+            b.dims(),
+            dst.rows(),
+            n,
+            dst.col_stride()
+        )));
+    }
+    if !has_avx2_fma() {
+        return Err(KernelError::internal(
+            "the packed f32 product needs AVX2 and FMA",
+        ));
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 {
+        dst.fill(0.0);
+        return Ok(());
+    }
+    let rows = Rows {
+        m,
+        n,
+        k,
+        a: Operand::from(a),
+        b: RightOperand::Packed(b),
+        row_stride: if m == 1 { n } else { dst.row_stride() },
+    };
+    let threads = thread_count(threads, m.saturating_mul(n).saturating_mul(k));
+    rows.run(dst.data_mut(), threads)
+}
+
 /// A product whose destination rows are contiguous: `dst[i * row_stride +
 /// j] = Σ_p a(i, p) · b(p, j)` for `i < m`, `j < n`.
 struct Rows<'a> {
@@ -165,8 +227,71 @@ struct Rows<'a> {
     n: usize,
     k: usize,
     a: Operand<'a>,
-    b: Operand<'a>,
+    b: RightOperand<'a>,
     row_stride: usize,
+}
+
+/// `b` as a product is given it: strided (packed block by block as the
+/// product goes), or packed ahead of time.
+#[derive(Clone, Copy)]
+enum RightOperand<'a> {
+    Strided(Operand<'a>),
+    Packed(&'a PackedB),
+}
+
+/// A right-hand operand packed once for many products (a constant weight
+/// matrix): every block [`gemm`] would pack, in the order it takes them
+/// (for each `NC` columns, for each `KC` contracted indices, the block's
+/// panels of `NR` columns).
+pub(crate) struct PackedB {
+    k: usize,
+    n: usize,
+    panels: Vec<f32>,
+}
+
+impl std::fmt::Debug for PackedB {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedB")
+            .field("k", &self.k)
+            .field("n", &self.n)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PackedB {
+    /// Packs `b` (k×n); errors when the memory cannot be had.
+    pub(crate) fn new(b: MatRef<'_, f32>) -> Result<Self, KernelError> {
+        let (k, n) = (b.rows(), b.cols());
+        let len = n
+            .div_ceil(NR)
+            .checked_mul(NR)
+            .and_then(|columns| columns.checked_mul(k));
+        let mut panels = dense_buffer::<f32>(len)?;
+        let b = Operand::from(b);
+        let mut at = 0;
+        for jc in (0..n).step_by(NC) {
+            let nc = (n - jc).min(NC);
+            for pc in (0..k).step_by(KC) {
+                let kc = (k - pc).min(KC);
+                let len = packed_b_len(nc, kc);
+                pack_all_b(b, jc, nc, pc, kc, &mut panels[at..at + len]);
+                at += len;
+            }
+        }
+        Ok(Self { k, n, panels })
+    }
+
+    /// Its contracted indices and columns (`b`'s rows and columns).
+    pub(crate) fn dims(&self) -> (usize, usize) {
+        (self.k, self.n)
+    }
+
+    /// The packed block of `kc` indices from `pc` by `nc` columns from `jc`.
+    fn block(&self, jc: usize, nc: usize, pc: usize, kc: usize) -> &[f32] {
+        // Blocks of whole `NC` columns (a multiple of `NR`) come first.
+        let start = jc * self.k + nc.div_ceil(NR) * NR * pc;
+        &self.panels[start..start + packed_b_len(nc, kc)]
+    }
 }
 
 type Scratch = std::thread::LocalKey<std::cell::RefCell<Vec<f32>>>;
@@ -195,17 +320,21 @@ fn give_back(scratch: &'static Scratch, buf: Vec<f32>) {
 
 impl Rows<'_> {
     fn run(&self, dst: &mut [f32], threads: usize) -> Result<(), KernelError> {
+        let b = match self.b {
+            RightOperand::Packed(packed) => return self.packed_blocks(dst, threads, packed),
+            RightOperand::Strided(b) => b,
+        };
         if threads > 1
             && self.k <= KC
             && self.n <= NC
             && self.n.saturating_mul(self.k) <= PRIVATE_B_MAX
         {
-            return self.one_small_block(dst, threads);
+            return self.one_small_block(dst, threads, b);
         }
         let kc_max = self.k.min(KC);
         let nc_max = self.n.min(NC);
         let mut b_packed = take_scratch(&PACKED_B, packed_b_len(nc_max, kc_max))?;
-        let result = self.blocks(dst, threads, &mut b_packed);
+        let result = self.blocks(dst, threads, b, &mut b_packed);
         give_back(&PACKED_B, b_packed);
         result
     }
@@ -222,6 +351,7 @@ impl Rows<'_> {
         &self,
         dst: &mut [f32],
         threads: usize,
+        b: Operand<'_>,
         b_packed: &mut [f32],
     ) -> Result<(), KernelError> {
         for jc in (0..self.n).step_by(NC) {
@@ -233,36 +363,81 @@ impl Rows<'_> {
                     panels
                         .par_chunks_mut(NR * kc)
                         .enumerate()
-                        .for_each(|(q, panel)| self.pack_b(jc, nc, pc, q, panel));
+                        .for_each(|(q, panel)| pack_b(b, jc, nc, pc, q, panel));
                 } else {
-                    self.pack_all_b(jc, nc, pc, kc, panels);
+                    pack_all_b(b, jc, nc, pc, kc, panels);
                 }
-                let block = Block {
-                    rows: self,
-                    b_packed: panels,
-                    jc,
-                    nc,
-                    pc,
-                    kc,
-                };
-                if threads > 1 {
-                    let share = self.share(threads);
-                    dst.par_chunks_mut(share.saturating_mul(self.row_stride))
-                        .enumerate()
-                        .try_for_each(|(t, part)| block.rows_into(t * share, part))?;
-                } else {
-                    block.rows_into(0, dst)?;
-                }
+                self.block_into(&self.block(panels, jc, nc, pc, kc), dst, threads)?;
             }
         }
         Ok(())
+    }
+
+    /// Every block in turn, `b`'s part as packed ahead of time.
+    fn packed_blocks(
+        &self,
+        dst: &mut [f32],
+        threads: usize,
+        packed: &PackedB,
+    ) -> Result<(), KernelError> {
+        for jc in (0..self.n).step_by(NC) {
+            let nc = (self.n - jc).min(NC);
+            for pc in (0..self.k).step_by(KC) {
+                let kc = (self.k - pc).min(KC);
+                let panels = packed.block(jc, nc, pc, kc);
+                self.block_into(&self.block(panels, jc, nc, pc, kc), dst, threads)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The block of `kc` indices from `pc` by `nc` columns from `jc`, whose
+    /// part of `b` is packed in `b_packed`.
+    fn block<'b>(
+        &'b self,
+        b_packed: &'b [f32],
+        jc: usize,
+        nc: usize,
+        pc: usize,
+        kc: usize,
+    ) -> Block<'b> {
+        Block {
+            rows: self,
+            b_packed,
+            jc,
+            nc,
+            pc,
+            kc,
+        }
+    }
+
+    /// Multiplies `block` into `dst`: each thread its share of the rows.
+    fn block_into(
+        &self,
+        block: &Block<'_>,
+        dst: &mut [f32],
+        threads: usize,
+    ) -> Result<(), KernelError> {
+        if threads > 1 {
+            let share = self.share(threads);
+            dst.par_chunks_mut(share.saturating_mul(self.row_stride))
+                .enumerate()
+                .try_for_each(|(t, part)| block.rows_into(t * share, part))
+        } else {
+            block.rows_into(0, dst)
+        }
     }
 
     /// A product of one block whose `b` is small: each thread packs all of
     /// `b` itself, so that the threads meet once instead of twice (on a
     /// 256×256 product, waking the pool's threads costs as much as the
     /// packing).
-    fn one_small_block(&self, dst: &mut [f32], threads: usize) -> Result<(), KernelError> {
+    fn one_small_block(
+        &self,
+        dst: &mut [f32],
+        threads: usize,
+        b: Operand<'_>,
+    ) -> Result<(), KernelError> {
         let (n, k) = (self.n, self.k);
         let share = self.share(threads);
         dst.par_chunks_mut(share.saturating_mul(self.row_stride))
@@ -270,32 +445,24 @@ impl Rows<'_> {
             .try_for_each(|(t, part)| {
                 let mut b_packed = take_scratch(&PACKED_B, packed_b_len(n, k))?;
                 let panels = &mut b_packed[..packed_b_len(n, k)];
-                self.pack_all_b(0, n, 0, k, panels);
-                let block = Block {
-                    rows: self,
-                    b_packed: panels,
-                    jc: 0,
-                    nc: n,
-                    pc: 0,
-                    kc: k,
-                };
-                let result = block.rows_into(t * share, part);
+                pack_all_b(b, 0, n, 0, k, panels);
+                let result = self.block(panels, 0, n, 0, k).rows_into(t * share, part);
                 give_back(&PACKED_B, b_packed);
                 result
             })
     }
+}
 
-    /// Packs panel `q` of the block of `b` at (`pc`, `jc`), `nc` columns
-    /// wide, into `panel`.
-    fn pack_b(&self, jc: usize, nc: usize, pc: usize, q: usize, panel: &mut [f32]) {
-        pack_b_panel(self.b, pc, jc + q * NR, (nc - q * NR).min(NR), panel);
-    }
+/// Packs panel `q` of the block of `b` at (`pc`, `jc`), `nc` columns wide,
+/// into `panel`.
+fn pack_b(b: Operand<'_>, jc: usize, nc: usize, pc: usize, q: usize, panel: &mut [f32]) {
+    pack_b_panel(b, pc, jc + q * NR, (nc - q * NR).min(NR), panel);
+}
 
-    /// Packs every panel of the block of `b` at (`pc`, `jc`) into `panels`.
-    fn pack_all_b(&self, jc: usize, nc: usize, pc: usize, kc: usize, panels: &mut [f32]) {
-        for (q, panel) in panels.chunks_mut(NR * kc).enumerate() {
-            self.pack_b(jc, nc, pc, q, panel);
-        }
+/// Packs every panel of the block of `b` at (`pc`, `jc`) into `panels`.
+fn pack_all_b(b: Operand<'_>, jc: usize, nc: usize, pc: usize, kc: usize, panels: &mut [f32]) {
+    for (q, panel) in panels.chunks_mut(NR * kc).enumerate() {
+        pack_b(b, jc, nc, pc, q, panel);
     }
 }
 
@@ -340,8 +507,20 @@ impl Block<'_> {
                     let tile_rows = (mc - r * MR).min(MR);
                     let offset = (i0 - first_row) * row_stride + j0;
                     prefetch_rows(part, offset, row_stride, tile_rows);
-                    multiply_panels(kc, a_panel, b_panel, &mut tile);
                     let add = self.pc > 0;
+                    if tile_rows == MR && cols == NR {
+                        let data = &mut part[offset..];
+                        let out = TileOut::Rows {
+                            data,
+                            row_stride,
+                            add,
+                        };
+                        multiply_panels(kc, a_panel, b_panel, out);
+                        continue;
+                    }
+                    // An edge tile: through the tile buffer, its rows and
+                    // columns inside the matrix copied out.
+                    multiply_panels(kc, a_panel, b_panel, TileOut::Tile(&mut tile));
                     for (i, tile_row) in tile.0.chunks_exact(NR).take(tile_rows).enumerate() {
                         let at = offset + i * row_stride;
                         let out = &mut part[at..at + cols];
@@ -396,7 +575,8 @@ fn pack_b_panel(b: Operand<'_>, p0: usize, j0: usize, cols: usize, panel: &mut [
     }
 }
 
-/// The register tile's results, row-major, aligned for vector stores.
+/// The register tile's results, row-major (for tiles at the matrix's
+/// edges, whose rows or columns past it are dropped).
 #[repr(C, align(32))]
 struct Tile([f32; MR * NR]);
 
@@ -419,25 +599,60 @@ fn prefetch_rows(part: &[f32], offset: usize, row_stride: usize, rows: usize) {
     }
 }
 
-/// `tile = a_panel · b_panel` over `kc` contracted indices (`a_panel`:
-/// `MR * kc` floats packed by [`pack_a_panel`], `b_panel`: `NR * kc` by
-/// [`pack_b_panel`]).
-fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], tile: &mut Tile) {
+/// Where a tile's results go.
+enum TileOut<'a> {
+    /// The tile buffer (a tile at the matrix's edge).
+    Tile(&'a mut Tile),
+    /// Straight into `MR` rows of `NR` floats of the destination, row `i`
+    /// at `data[i * row_stride..]`, added to what is there when `add`.
+    Rows {
+        data: &'a mut [f32],
+        row_stride: usize,
+        add: bool,
+    },
+}
+
+/// `out = a_panel · b_panel` (or `+=`) over `kc` contracted indices
+/// (`b_panel`: `NR * kc` floats packed by [`pack_b_panel`]).
+fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], out: TileOut<'_>) {
     assert!(a_panel.len() >= MR * kc && b_panel.len() >= NR * kc);
+    let (out, out_stride, add) = match out {
+        TileOut::Tile(tile) => (&mut tile.0[..], NR, false),
+        TileOut::Rows {
+            data,
+            row_stride,
+            add,
+        } => {
+            assert!(row_stride >= NR && data.len() >= (MR - 1) * row_stride + NR);
+            (data, row_stride, add)
+        }
+    };
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if has_avx2_fma() {
         // SAFETY: AVX2 and FMA are present (checked just above); the panels
-        // hold at least `MR * kc` and `NR * kc` floats (asserted above),
-        // which is all the kernel reads.
-        unsafe { avx2::multiply_panels(kc, a_panel.as_ptr(), b_panel.as_ptr(), tile) };
+        // hold at least `MR * kc` and `NR * kc` floats, and `out` `MR` rows
+        // of `NR` floats `out_stride` apart (all asserted above), which is
+        // all the kernel reads and writes.
+        unsafe {
+            avx2::multiply_panels(
+                kc,
+                a_panel.as_ptr(),
+                b_panel.as_ptr(),
+                out.as_mut_ptr(),
+                out_stride,
+                add,
+            )
+        };
         return;
     }
     // (Not reached: `gemm` checks the features first. Kept correct anyway.)
-    for (i, row) in tile.0.chunks_exact_mut(NR).enumerate() {
-        for (j, out) in row.iter_mut().enumerate() {
-            *out = (0..kc)
+    for i in 0..MR {
+        for j in 0..NR {
+            let sum: f32 = (0..kc)
                 .map(|p| a_panel[p * MR + i] * b_panel[p * NR + j])
                 .sum();
+            let at = i * out_stride + j;
+            out[at] = if add { out[at] + sum } else { sum };
         }
     }
 }
@@ -445,11 +660,11 @@ fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], tile: &mut Tile)
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps,
-        _mm256_store_ps,
+        __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps,
+        _mm256_setzero_ps, _mm256_storeu_ps,
     };
 
-    use super::{MR, NR, Tile};
+    use super::{MR, NR};
 
     /// One contracted index: the tile += column of `a` (6 broadcasts) times
     /// row of `b` (2 vectors).
@@ -472,13 +687,22 @@ mod avx2 {
         }
     }
 
-    /// `tile = a · b` over `kc` indices of packed panels.
+    /// `out = a · b` (or `+=` when `add`) over `kc` indices of packed
+    /// panels.
     ///
     /// # Safety
     /// AVX2 and FMA must be present; `a` must point to `MR * kc` and `b`
-    /// to `NR * kc` readable floats.
+    /// to `NR * kc` readable floats, `out + i * out_stride` (`i < MR`) to
+    /// `NR` writable ones.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn multiply_panels(kc: usize, a: *const f32, b: *const f32, tile: &mut Tile) {
+    pub(super) unsafe fn multiply_panels(
+        kc: usize,
+        a: *const f32,
+        b: *const f32,
+        out: *mut f32,
+        out_stride: usize,
+        add: bool,
+    ) {
         let mut acc = [_mm256_setzero_ps(); 2 * MR];
         let (mut a, mut b) = (a, b);
         let mut left = kc;
@@ -505,14 +729,29 @@ mod avx2 {
             }
             left -= 1;
         }
+        // SAFETY: the caller's contract on `out`.
+        unsafe { store(&acc, out, out_stride, add) };
+    }
+
+    /// Writes (or adds) the accumulators to `MR` rows of `NR` floats.
+    ///
+    /// # Safety
+    /// AVX must be present; `out + i * out_stride` (`i < MR`) must point
+    /// to `NR` writable floats.
+    #[inline(always)]
+    unsafe fn store(acc: &[__m256; 2 * MR], out: *mut f32, out_stride: usize, add: bool) {
         for (i, pair) in acc.chunks_exact(2).enumerate() {
-            // SAFETY: `tile` holds MR * NR floats, 32-byte aligned; row `i`
-            // (< MR) starts at `i * NR`, a multiple of 8 floats, and its two
-            // 8-float halves end within it.
+            // SAFETY: row `i`'s two 8-float halves are the caller's `NR`
+            // writable floats.
             unsafe {
-                let row = tile.0.as_mut_ptr().add(i * NR);
-                _mm256_store_ps(row, pair[0]);
-                _mm256_store_ps(row.add(8), pair[1]);
+                let row = out.add(i * out_stride);
+                let (mut lo, mut hi) = (pair[0], pair[1]);
+                if add {
+                    lo = _mm256_add_ps(lo, _mm256_loadu_ps(row));
+                    hi = _mm256_add_ps(hi, _mm256_loadu_ps(row.add(8)));
+                }
+                _mm256_storeu_ps(row, lo);
+                _mm256_storeu_ps(row.add(8), hi);
             }
         }
     }
@@ -542,16 +781,22 @@ mod tests {
             .collect()
     }
 
+    /// A pool of 2 threads to multiply on, where the product can run.
+    fn pool_of_two() -> Option<rayon::ThreadPool> {
+        has_avx2_fma().then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a pool of 2 threads")
+        })
+    }
+
     #[test]
     fn products_of_every_edge_and_layout_are_exact() {
-        if !has_avx2_fma() {
+        let Some(pool) = pool_of_two() else {
             eprintln!("skipped: this CPU has no AVX2/FMA");
             return;
-        }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("a pool of 2 threads");
+        };
         // Edges of every tile size (m, n around 6 and 16), k across a block
         // boundary (KC + 3), both layouts of each operand, a destination with
         // padded rows and a transposed one, one thread and two.
@@ -613,13 +858,69 @@ mod tests {
         }
     }
 
+    /// `b` packed ahead of time, across `KC` and `NC` block edges, on one
+    /// thread and two: the same exact products as packing as it goes.
+    #[test]
+    fn products_with_b_packed_ahead_are_exact() {
+        let Some(pool) = pool_of_two() else {
+            eprintln!("skipped: this CPU has no AVX2/FMA");
+            return;
+        };
+        for &(m, n, k) in &[
+            (17, 33, 21),
+            (77, 19, KC + 3),
+            (40, 300, 260),
+            (13, NC + 21, KC + 5),
+        ] {
+            for tb in [false, true] {
+                let a_data = grid(m * k, 3);
+                let b_data = grid(k * n, 7);
+                let a = MatRef::row_major(&a_data, m, k).unwrap();
+                let b = if tb {
+                    MatRef::new(&b_data, k, n, 1, k).unwrap()
+                } else {
+                    MatRef::row_major(&b_data, k, n).unwrap()
+                };
+                let packed = PackedB::new(b).unwrap();
+                assert_eq!(packed.dims(), (k, n));
+                let want = reference(&a.into(), &b.into(), m, n, k);
+                for threads in [Threads::Caller, Threads::Pool] {
+                    let pad = 2;
+                    let mut out = vec![f32::NAN; m * (n + pad)];
+                    let dst = MatMut::new(&mut out, m, n, n + pad, 1).unwrap();
+                    pool.install(|| gemm_packed(a, &packed, dst, threads))
+                        .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            assert_eq!(
+                                f64::from(out[i * (n + pad) + j]),
+                                want[i * n + j],
+                                "({m},{n},{k}) tb={tb} {threads:?} at ({i},{j})"
+                            );
+                        }
+                        assert!(out[i * (n + pad) + n..][..pad].iter().all(|v| v.is_nan()));
+                    }
+                }
+                // A product whose views disagree with the packed `b` is refused.
+                let mut out = vec![0.0; m * (n + 1)];
+                let wider = MatMut::row_major(&mut out, m, n + 1).unwrap();
+                assert!(gemm_packed(a, &packed, wider, Threads::Caller).is_err());
+            }
+        }
+    }
+
     #[test]
     fn small_products_are_left_to_the_gemm_crate() {
         assert!(!applies(127, 500, 500, (500, 1)));
         assert!(!applies(500, 127, 500, (127, 1)));
         assert!(!applies(500, 500, 127, (500, 1)));
         assert!(!applies(500, 500, 500, (1000, 2)));
-        assert_eq!(applies(128, 128, 128, (128, 1)), has_avx2_fma_only());
-        assert_eq!(applies(500, 500, 500, (1, 500)), has_avx2_fma_only());
+        assert_eq!(applies(128, 128, 128, (128, 1)), is_faster_here());
+        assert_eq!(applies(500, 500, 500, (1, 500)), is_faster_here());
+        // With `b` packed ahead: any `n` and `k`, rows from MIN_PACKED_ROWS,
+        // destinations with contiguous rows only.
+        assert!(!applies_packed(MIN_PACKED_ROWS - 1, (8, 1)));
+        assert!(!applies_packed(500, (1, 500)));
+        assert_eq!(applies_packed(MIN_PACKED_ROWS, (8, 1)), is_faster_here());
     }
 }
