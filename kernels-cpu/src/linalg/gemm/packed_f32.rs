@@ -126,16 +126,7 @@ pub(super) fn gemm(
     threads: Threads,
 ) -> Result<(), KernelError> {
     let (m, n, k) = product_dims(&a, &b, &dst)?;
-    if !has_avx2_fma() {
-        return Err(KernelError::internal(
-            "the packed f32 product needs AVX2 and FMA",
-        ));
-    }
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    if k == 0 {
-        dst.fill(0.0);
+    if done_without_tiles((m, n, k), &mut dst)? {
         return Ok(());
     }
     let (dst_rs, dst_cs) = (dst.row_stride(), dst.col_stride());
@@ -196,16 +187,7 @@ pub(super) fn gemm_packed(
             dst.col_stride()
         )));
     }
-    if !has_avx2_fma() {
-        return Err(KernelError::internal(
-            "the packed f32 product needs AVX2 and FMA",
-        ));
-    }
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    if k == 0 {
-        dst.fill(0.0);
+    if done_without_tiles((m, n, k), &mut dst)? {
         return Ok(());
     }
     let rows = Rows {
@@ -218,6 +200,24 @@ pub(super) fn gemm_packed(
     };
     let threads = thread_count(threads, m.saturating_mul(n).saturating_mul(k));
     rows.run(dst.data_mut(), threads)
+}
+
+/// Checks that the CPU has what the tiles need, and finishes the products
+/// that need none: `true` when `dst` is done (nothing to write, or `k = 0`:
+/// zeros).
+fn done_without_tiles(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut MatMut<'_, f32>,
+) -> Result<bool, KernelError> {
+    if !has_avx2_fma() {
+        return Err(KernelError::internal(
+            "the packed f32 product needs AVX2 and FMA",
+        ));
+    }
+    if k == 0 && m > 0 && n > 0 {
+        dst.fill(0.0);
+    }
+    Ok(m == 0 || n == 0 || k == 0)
 }
 
 /// A product whose destination rows are contiguous: `dst[i * row_stride +
