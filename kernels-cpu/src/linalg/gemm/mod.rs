@@ -276,9 +276,7 @@ impl MatMulParams {
     pub(crate) fn offer_constant<T: GemmElement>(&self, index: usize, value: &Tensor) {
         if index == 1 {
             self.constant_b.offer::<T>(value, |b, elements| {
-                let [rows, cols] = matrix_dims(b, 1)?;
-                let view = MatRef::row_major(elements, rows, cols)?;
-                Ok(if self.transpose_b { view.t() } else { view })
+                operand_view(elements, matrix_dims(b, 1)?, self.transpose_b)
             });
         }
     }
@@ -309,19 +307,26 @@ impl MatMulParams {
             out.as_mut_slice::<T>()?.fill(T::default());
             return Ok(n);
         }
-        let a_view = MatRef::row_major(a.as_slice::<T>()?, a_dims[0], a_dims[1])?;
-        let b_view = MatRef::row_major(b.as_slice::<T>()?, b_dims[0], b_dims[1])?;
-        let a_view = if transpose_a { a_view.t() } else { a_view };
-        let b_view = if transpose_b { b_view.t() } else { b_view };
         T::gemm_packed_on(
-            a_view,
-            b_view,
+            operand_view(a.as_slice::<T>()?, a_dims, transpose_a)?,
+            operand_view(b.as_slice::<T>()?, b_dims, transpose_b)?,
             self.constant_b.packed_for(&b),
             MatMut::row_major(out.as_mut_slice::<T>()?, m, n)?,
             Threads::Pool,
         )?;
         Ok(n)
     }
+}
+
+/// A MatMul operand of `dims` (row-major `elements`) as the product reads
+/// it: transposed (through strides, no copy) when `transpose`.
+fn operand_view<T: Copy>(
+    elements: &[T],
+    [rows, cols]: [usize; 2],
+    transpose: bool,
+) -> Result<MatRef<'_, T>, KernelError> {
+    let view = MatRef::row_major(elements, rows, cols)?;
+    Ok(if transpose { view.t() } else { view })
 }
 
 /// The two dimensions of input `index`, or TF's error when it is not a
