@@ -15,7 +15,9 @@
 //! 8 floats: 6 broadcasts and 2 loads feed 12 FMAs per contracted index),
 //! storing (or adding) the 6×16 results straight into `dst`. Panels past
 //! the matrix's edge are padded with zeros; such tiles go through a buffer
-//! and only their part inside the matrix is copied out.
+//! and only their part inside the matrix is copied out. Rows of `a` of at
+//! most [`DIRECT_A_MAX_K`] contracted indices (1×1 convolutions over few
+//! channels) are read in place by the full 6-row tiles instead of packed.
 //!
 //! A constant `b` (weights) can be packed once, every block of it, as
 //! [`PackedB`]; [`gemm_packed`] then multiplies without packing `b`, and
@@ -50,6 +52,12 @@ const MIN_SIDE: usize = 128;
 /// The least rows of a product with `b` packed ahead of time that this
 /// module takes (fewer: the `gemm` crate's matrix-vector paths).
 const MIN_PACKED_ROWS: usize = 16;
+
+/// Contracted indices up to which full 6-row tiles read `a`'s rows where
+/// they are instead of packing them: short rows stay in L1 across the
+/// tiles that share them, and packing them (a transpose, one float at a
+/// time) cost as much as a third of a 1×1 convolution over 8 channels.
+const DIRECT_A_MAX_K: usize = 32;
 
 /// Products of one block whose `b` has at most this many floats (256 KiB)
 /// have each thread pack all of `b` (see [`Rows::one_small_block`]).
@@ -491,13 +499,19 @@ impl Block<'_> {
         let last_row = m.min(first_row + part.len().div_ceil(row_stride.max(1)));
         let (kc, nc) = (self.kc, self.nc);
         let mut a_packed = take_scratch(&PACKED_A, MC.div_ceil(MR) * MR * kc)?;
+        let a = self.rows.a;
+        // Short rows of `a` are read where they are (see DIRECT_A_MAX_K);
+        // only a last panel of fewer than `MR` rows is packed then.
+        let direct_a = a.col_stride == 1 && kc <= DIRECT_A_MAX_K;
         let mut tile = Tile([0.0; MR * NR]);
         for ic in (first_row..last_row).step_by(MC) {
             let mc = (last_row - ic).min(MC);
             let a_panels = &mut a_packed[..mc.div_ceil(MR) * MR * kc];
             for (r, panel) in a_panels.chunks_exact_mut(MR * kc).enumerate() {
-                let i0 = ic + r * MR;
-                pack_a_panel(self.rows.a, i0, self.pc, kc, (mc - r * MR).min(MR), panel);
+                let (i0, rows) = (ic + r * MR, (mc - r * MR).min(MR));
+                if !(direct_a && rows == MR) {
+                    pack_a_panel(a, i0, self.pc, kc, rows, panel);
+                }
             }
             for (q, b_panel) in self.b_packed.chunks_exact(NR * kc).enumerate() {
                 let j0 = self.jc + q * NR;
@@ -505,6 +519,14 @@ impl Block<'_> {
                 for (r, a_panel) in a_panels.chunks_exact(MR * kc).enumerate() {
                     let i0 = ic + r * MR;
                     let tile_rows = (mc - r * MR).min(MR);
+                    let left = if direct_a && tile_rows == MR {
+                        LeftPanel::Rows {
+                            data: &a.data[i0 * a.row_stride + self.pc..],
+                            row_stride: a.row_stride,
+                        }
+                    } else {
+                        LeftPanel::Packed(a_panel)
+                    };
                     let offset = (i0 - first_row) * row_stride + j0;
                     prefetch_rows(part, offset, row_stride, tile_rows);
                     let add = self.pc > 0;
@@ -515,12 +537,12 @@ impl Block<'_> {
                             row_stride,
                             add,
                         };
-                        multiply_panels(kc, a_panel, b_panel, out);
+                        multiply_panels(kc, left, b_panel, out);
                         continue;
                     }
                     // An edge tile: through the tile buffer, its rows and
                     // columns inside the matrix copied out.
-                    multiply_panels(kc, a_panel, b_panel, TileOut::Tile(&mut tile));
+                    multiply_panels(kc, left, b_panel, TileOut::Tile(&mut tile));
                     for (i, tile_row) in tile.0.chunks_exact(NR).take(tile_rows).enumerate() {
                         let at = offset + i * row_stride;
                         let out = &mut part[at..at + cols];
@@ -612,10 +634,41 @@ enum TileOut<'a> {
     },
 }
 
+/// The `MR` rows of `a` a tile multiplies, over `kc` contracted indices.
+#[derive(Clone, Copy)]
+enum LeftPanel<'a> {
+    /// Packed by [`pack_a_panel`]: for each index, the `MR` rows' values.
+    Packed(&'a [f32]),
+    /// Read where they are: row `i`'s values at `data[i * row_stride..]`,
+    /// one after another (rows short enough to stay in L1, see
+    /// [`DIRECT_A_MAX_K`]).
+    Rows { data: &'a [f32], row_stride: usize },
+}
+
+impl LeftPanel<'_> {
+    /// Whether it holds `MR` rows of `kc` values.
+    fn holds(&self, kc: usize) -> bool {
+        match *self {
+            LeftPanel::Packed(panel) => panel.len() >= MR * kc,
+            LeftPanel::Rows { data, row_stride } => {
+                kc == 0 || data.len() >= (MR - 1) * row_stride + kc
+            }
+        }
+    }
+
+    /// Row `i`'s value at contracted index `p`.
+    fn at(&self, i: usize, p: usize) -> f32 {
+        match *self {
+            LeftPanel::Packed(panel) => panel[p * MR + i],
+            LeftPanel::Rows { data, row_stride } => data[i * row_stride + p],
+        }
+    }
+}
+
 /// `out = a_panel · b_panel` (or `+=`) over `kc` contracted indices
 /// (`b_panel`: `NR * kc` floats packed by [`pack_b_panel`]).
-fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], out: TileOut<'_>) {
-    assert!(a_panel.len() >= MR * kc && b_panel.len() >= NR * kc);
+fn multiply_panels(kc: usize, a_panel: LeftPanel<'_>, b_panel: &[f32], out: TileOut<'_>) {
+    assert!(a_panel.holds(kc) && b_panel.len() >= NR * kc);
     let (out, out_stride, add) = match out {
         TileOut::Tile(tile) => (&mut tile.0[..], NR, false),
         TileOut::Rows {
@@ -629,19 +682,24 @@ fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], out: TileOut<'_>
     };
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if has_avx2_fma() {
-        // SAFETY: AVX2 and FMA are present (checked just above); the panels
-        // hold at least `MR * kc` and `NR * kc` floats, and `out` `MR` rows
-        // of `NR` floats `out_stride` apart (all asserted above), which is
-        // all the kernel reads and writes.
+        let b = b_panel.as_ptr();
+        let out_ptr = out.as_mut_ptr();
+        // SAFETY: AVX2 and FMA are present (checked just above); the left
+        // panel holds `MR` rows of `kc` floats as its variant lays them
+        // out, `b_panel` at least `NR * kc` floats, and `out` `MR` rows of
+        // `NR` floats `out_stride` apart (all asserted above), which is all
+        // the kernel reads and writes.
         unsafe {
-            avx2::multiply_panels(
-                kc,
-                a_panel.as_ptr(),
-                b_panel.as_ptr(),
-                out.as_mut_ptr(),
-                out_stride,
-                add,
-            )
+            match a_panel {
+                LeftPanel::Packed(panel) => {
+                    let a = avx2::PackedRows(panel.as_ptr());
+                    avx2::multiply_panels(kc, a, b, out_ptr, out_stride, add)
+                }
+                LeftPanel::Rows { data, row_stride } => {
+                    let a = avx2::StridedRows(data.as_ptr(), row_stride);
+                    avx2::multiply_panels(kc, a, b, out_ptr, out_stride, add)
+                }
+            }
         };
         return;
     }
@@ -649,7 +707,7 @@ fn multiply_panels(kc: usize, a_panel: &[f32], b_panel: &[f32], out: TileOut<'_>
     for i in 0..MR {
         for j in 0..NR {
             let sum: f32 = (0..kc)
-                .map(|p| a_panel[p * MR + i] * b_panel[p * NR + j])
+                .map(|p| a_panel.at(i, p) * b_panel[p * NR + j])
                 .sum();
             let at = i * out_stride + j;
             out[at] = if add { out[at] + sum } else { sum };
@@ -666,38 +724,89 @@ mod avx2 {
 
     use super::{MR, NR};
 
+    /// Where a tile's `MR` rows of `a` are read from, one contracted index
+    /// after another.
+    pub(super) trait LeftRows: Copy {
+        /// Row `i`'s value at the current index.
+        ///
+        /// # Safety
+        /// `i < MR`, and the rows hold the current index.
+        unsafe fn at(self, i: usize) -> *const f32;
+        /// The same rows, `steps` indices on.
+        ///
+        /// # Safety
+        /// The rows hold at least `steps` more indices (or exactly that
+        /// many, the result then not read).
+        unsafe fn advance(self, steps: usize) -> Self;
+    }
+
+    /// Rows packed by `pack_a_panel`: index `p`'s `MR` values together.
+    #[derive(Clone, Copy)]
+    pub(super) struct PackedRows(pub(super) *const f32);
+
+    impl LeftRows for PackedRows {
+        #[inline(always)]
+        unsafe fn at(self, i: usize) -> *const f32 {
+            // SAFETY: the caller's contract (the current index's `MR`
+            // values start here).
+            unsafe { self.0.add(i) }
+        }
+        #[inline(always)]
+        unsafe fn advance(self, steps: usize) -> Self {
+            // SAFETY: the caller's contract.
+            Self(unsafe { self.0.add(steps * MR) })
+        }
+    }
+
+    /// Rows read in place: row `i` at `self.0 + i * self.1`.
+    #[derive(Clone, Copy)]
+    pub(super) struct StridedRows(pub(super) *const f32, pub(super) usize);
+
+    impl LeftRows for StridedRows {
+        #[inline(always)]
+        unsafe fn at(self, i: usize) -> *const f32 {
+            // SAFETY: the caller's contract (row `i` holds the index).
+            unsafe { self.0.add(i * self.1) }
+        }
+        #[inline(always)]
+        unsafe fn advance(self, steps: usize) -> Self {
+            // SAFETY: the caller's contract.
+            Self(unsafe { self.0.add(steps) }, self.1)
+        }
+    }
+
     /// One contracted index: the tile += column of `a` (6 broadcasts) times
     /// row of `b` (2 vectors).
     ///
     /// # Safety
-    /// AVX2 and FMA must be present; `a` must point to `MR` and `b` to
-    /// `NR` readable floats.
+    /// AVX2 and FMA must be present; `a` must hold the index's `MR` values
+    /// and `b` point to `NR` readable floats.
     #[inline(always)]
-    unsafe fn step(a: *const f32, b: *const f32, acc: &mut [__m256; 2 * MR]) {
+    unsafe fn step<A: LeftRows>(a: A, b: *const f32, acc: &mut [__m256; 2 * MR]) {
         // SAFETY: the caller's contract: `b` and `b + 8` start 8 readable
-        // floats each, `a + i` (i < 6) one each.
+        // floats each, `a.at(i)` (i < 6) one each.
         unsafe {
             let b0 = _mm256_loadu_ps(b);
             let b1 = _mm256_loadu_ps(b.add(8));
             for i in 0..MR {
-                let x = _mm256_broadcast_ss(&*a.add(i));
+                let x = _mm256_broadcast_ss(&*a.at(i));
                 acc[2 * i] = _mm256_fmadd_ps(x, b0, acc[2 * i]);
                 acc[2 * i + 1] = _mm256_fmadd_ps(x, b1, acc[2 * i + 1]);
             }
         }
     }
 
-    /// `out = a · b` (or `+=` when `add`) over `kc` indices of packed
-    /// panels.
+    /// `out = a · b` (or `+=` when `add`) over `kc` indices of `a`'s rows
+    /// and a packed panel of `b`.
     ///
     /// # Safety
-    /// AVX2 and FMA must be present; `a` must point to `MR * kc` and `b`
-    /// to `NR * kc` readable floats, `out + i * out_stride` (`i < MR`) to
-    /// `NR` writable ones.
+    /// AVX2 and FMA must be present; `a` must hold `kc` indices of its
+    /// `MR` rows and `b` point to `NR * kc` readable floats,
+    /// `out + i * out_stride` (`i < MR`) to `NR` writable ones.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn multiply_panels(
+    pub(super) unsafe fn multiply_panels<A: LeftRows>(
         kc: usize,
-        a: *const f32,
+        a: A,
         b: *const f32,
         out: *mut f32,
         out_stride: usize,
@@ -706,17 +815,17 @@ mod avx2 {
         let mut acc = [_mm256_setzero_ps(); 2 * MR];
         let (mut a, mut b) = (a, b);
         let mut left = kc;
-        // SAFETY (all steps): each step reads `MR` floats at `a` and `NR`
-        // at `b`, then both advance by that much; `left` counts the
-        // indices whose floats remain, so every read is inside the
-        // `MR * kc` and `NR * kc` floats the caller provides.
+        // SAFETY (all steps): each step reads the current index of `a`'s
+        // rows and `NR` floats at `b`, then both advance by one index;
+        // `left` counts the indices that remain, so every read is inside
+        // what the caller provides.
         while left >= 4 {
             unsafe {
                 step(a, b, &mut acc);
-                step(a.add(MR), b.add(NR), &mut acc);
-                step(a.add(2 * MR), b.add(2 * NR), &mut acc);
-                step(a.add(3 * MR), b.add(3 * NR), &mut acc);
-                a = a.add(4 * MR);
+                step(a.advance(1), b.add(NR), &mut acc);
+                step(a.advance(2), b.add(2 * NR), &mut acc);
+                step(a.advance(3), b.add(3 * NR), &mut acc);
+                a = a.advance(4);
                 b = b.add(4 * NR);
             }
             left -= 4;
@@ -724,7 +833,7 @@ mod avx2 {
         while left > 0 {
             unsafe {
                 step(a, b, &mut acc);
-                a = a.add(MR);
+                a = a.advance(1);
                 b = b.add(NR);
             }
             left -= 1;
@@ -800,11 +909,14 @@ mod tests {
         // Edges of every tile size (m, n around 6 and 16), k across a block
         // boundary (KC + 3), both layouts of each operand, a destination with
         // padded rows and a transposed one, one thread and two.
+        // k up to DIRECT_A_MAX_K (and a last block of 3 after KC) reads
+        // `a`'s rows in place, except a transposed `a`.
         for &(m, n, k) in &[
             (17, 33, 21),
             (6, 16, 16),
             (77, 19, KC + 3),
             (150, 40, 64),
+            (150, 40, DIRECT_A_MAX_K),
             (40, 300, 260),
         ] {
             for (ta, tb, transposed_dst) in [
@@ -871,11 +983,15 @@ mod tests {
             (77, 19, KC + 3),
             (40, 300, 260),
             (13, NC + 21, KC + 5),
+            (150, 48, 8),
         ] {
             for tb in [false, true] {
-                let a_data = grid(m * k, 3);
+                // With `b` transposed, `a`'s rows are 5 floats apart from
+                // one another's ends (read in place when short).
+                let a_pitch = if tb { k + 5 } else { k };
+                let a_data = grid(m * a_pitch, 3);
                 let b_data = grid(k * n, 7);
-                let a = MatRef::row_major(&a_data, m, k).unwrap();
+                let a = MatRef::new(&a_data, m, k, a_pitch, 1).unwrap();
                 let b = if tb {
                     MatRef::new(&b_data, k, n, 1, k).unwrap()
                 } else {
