@@ -3,7 +3,7 @@
 # TensorFlow 2.21 and ONNX Runtime side by side and prints a Markdown table
 # with the ratios (scripts/compare_speed.py). Not part of the tests.
 #
-#   scripts/compare-speed.sh [--runs N] [--only NAME...]
+#   scripts/compare-speed.sh [--runs N] [--rounds R] [--only NAME...] [--kernels]
 #
 # Builds `opreg` in release, and installs tensorflow-cpu 2.21.0,
 # onnxruntime and tf2onnx from PyPI into .cache/speed (a virtual environment

@@ -4,7 +4,7 @@ TensorFlow 2.21 and ONNX Runtime, side by side in one run, and prints the
 median time per run of each with the ratios (run by scripts/compare-speed.sh,
 which installs what it needs into .cache/speed).
 
-    compare_speed.py OPREG SHARED_DIR [--runs N] [--only NAME...] [--kernels]
+    compare_speed.py OPREG SHARED_DIR [--runs N] [--rounds R] [--only NAME...] [--kernels]
 
 With --kernels, times the single-kernel rows of the speed issue instead:
 MatMul f32 NxN for N = 256 ... 4096, Abs on 16M floats (a fresh output
@@ -14,7 +14,8 @@ per node), each built by TensorFlow into a temporary folder, with NumPy
 unset) as a fourth
 column where it has the same operation.
 
-- opreg: `OPREG bench GRAPH --feeds io.json --runs N` (its median line).
+- opreg: `OPREG bench GRAPH --feeds io.json --runs N/R --times FILE` a turn
+  (each run's time).
 - TensorFlow: a Session on the frozen GraphDef, Grappler and oneDNN as
   TensorFlow sets them by default, 2 intra-op threads.
 - ONNX Runtime: the GraphDef converted by tf2onnx (opset 17), 2 intra-op
@@ -23,10 +24,15 @@ column where it has the same operation.
 
 Each graph's outputs are checked against io.json's fetches (within 1e-3 of
 the scale) for TF and ORT too, so that a wrong conversion is not timed. The
-three are timed one after the other per graph, the order rotating, after
-warm-up runs, with a pause of SETTLE_S before each so that the threads of
-the engine before (OpenBLAS's and ONNX Runtime's spin for a while after a
-call) are idle again and do not take the cores from the next.
+engines take turns: with --rounds R (default 5) each is timed R times,
+N/R runs a turn after warm-up runs, the order rotating, each turn after a
+pause of SETTLE_S so that the threads of the engine before (OpenBLAS's and
+ONNX Runtime's spin for a while after a call) are idle again and do not
+take the cores from the next. Each engine's median is that of all its runs
+together (opreg's from `opreg bench --times`). On a shared machine whose
+speed changes from minute to minute, turns spread each engine's runs over
+the same minutes; one block of runs each (--rounds 1) measured ratios from
+0.77 to 1.66 for the same two builds a minute apart.
 """
 import argparse
 import gc
@@ -94,27 +100,49 @@ def close(ours, want):
     return bool(np.all(np.abs(ours.astype(np.float64) - want.astype(np.float64)) <= 1e-3 * scale))
 
 
-def median_us(run, runs, warmup=5):
+def run_times_us(run, runs, warmup=5):
+    """Each of `runs` timed calls of `run` (after `warmup` untimed), in us."""
     for _ in range(warmup):
         run()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
         run()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2] * 1e6
+        times.append((time.perf_counter() - start) * 1e6)
+    return times
 
 
-def time_opreg(opreg, folder, runs, warmup=5):
-    out = subprocess.run(
-        [opreg, "bench", os.path.join(folder, "graph.pb"), "--feeds",
-         os.path.join(folder, "io.json"), "--runs", str(runs), "--warmup", str(warmup)],
-        capture_output=True, text=True)
-    if out.returncode != 0:
-        return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
-    m = re.search(r"median ([0-9.]+) us", out.stdout)
-    return (float(m.group(1)), None) if m else (None, "no median in opreg's output")
+def median(times):
+    times = sorted(times)
+    return times[len(times) // 2] if times else None
+
+
+class Engine:
+    """One engine ready to time a graph: `turn(runs, warmup)` returns the
+    times of that many runs in us, or raises `EngineError`; `close()` frees
+    its session. `error` is set instead when it cannot run the graph."""
+
+    def __init__(self, turn=None, close=lambda: None, error=None):
+        self.turn, self.close, self.error = turn, close, error
+
+
+class EngineError(Exception):
+    pass
+
+
+def opreg_engine(opreg, folder):
+    def turn(runs, warmup):
+        with tempfile.NamedTemporaryFile(prefix="opreg-times-", suffix=".txt") as times:
+            out = subprocess.run(
+                [opreg, "bench", os.path.join(folder, "graph.pb"), "--feeds",
+                 os.path.join(folder, "io.json"), "--runs", str(runs), "--warmup",
+                 str(warmup), "--times", times.name],
+                capture_output=True, text=True)
+            if out.returncode != 0:
+                lines = out.stderr.strip().splitlines()
+                raise EngineError(lines[-1] if lines else "failed")
+            return [float(line) for line in open(times.name) if line.strip()]
+    return Engine(turn)
 
 
 def tf_session(graph_def, feeds, fetches):
@@ -126,32 +154,32 @@ def tf_session(graph_def, feeds, fetches):
     return tf.compat.v1.Session(graph=graph, config=config)
 
 
-def time_tf(graph_def, feeds, fetches, expected, runs, warmup=5):
+def tf_engine(graph_def, feeds, fetches, expected):
     try:
         sess = tf_session(graph_def, feeds, fetches)
         outputs = sess.run(fetches, feeds)
     except Exception as e:  # a graph TF itself cannot run here
-        return None, f"TF: {type(e).__name__}"
-    try:
-        if not all(close(o, w) for o, w in zip(outputs, expected)):
-            return None, "TF's outputs differ from io.json"
-        return median_us(lambda: sess.run(fetches, feeds), runs, warmup), None
-    finally:
-        # Its thread pool must not compete with the next timing.
+        return Engine(error=f"TF: {type(e).__name__}")
+    if not all(close(o, w) for o, w in zip(outputs, expected)):
         sess.close()
+        return Engine(error="TF's outputs differ from io.json")
+    return Engine(lambda runs, warmup: run_times_us(lambda: sess.run(fetches, feeds), runs,
+                                                    warmup),
+                  sess.close)
 
 
-def time_ort(graph_def, feeds, fetches, expected, runs, warmup=5):
+def ort_engine(graph_def, feeds, fetches, expected):
     try:
         import onnxruntime as ort
         import tf2onnx
     except ImportError as e:
-        return None, f"not installed: {e.name}"
+        return Engine(error=f"not installed: {e.name}")
     try:
         model, _ = tf2onnx.convert.from_graph_def(
             graph_def, input_names=list(feeds), output_names=fetches, opset=17)
     except Exception as e:
-        return None, f"tf2onnx: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+        return Engine(error=f"tf2onnx: {type(e).__name__}: "
+                            f"{str(e).splitlines()[0][:80] if str(e) else ''}")
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     options.inter_op_num_threads = 1
@@ -163,16 +191,56 @@ def time_ort(graph_def, feeds, fetches, expected, runs, warmup=5):
         feed = {n: feeds[n] for n in names}
         outputs = sess.run(fetches, feed)
     except Exception as e:
-        return None, f"ORT: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+        return Engine(error=f"ORT: {type(e).__name__}: "
+                            f"{str(e).splitlines()[0][:80] if str(e) else ''}")
+    if not all(close(o, w) for o, w in zip(outputs, expected)):
+        return Engine(error="ORT's outputs differ from io.json")
+    return Engine(lambda runs, warmup: run_times_us(lambda: sess.run(fetches, feed), runs,
+                                                    warmup))
+
+
+def numpy_engine(numpy_run):
+    if numpy_run is None:
+        return Engine(error="")
+    return Engine(lambda runs, warmup: run_times_us(numpy_run, runs, warmup))
+
+
+def timed_in_turns(engines, runs, rounds, warmup, first=0):
+    """`{name: (median us or None, note or None)}` for `engines` (a list of
+    (name, make) whose `make()` returns an Engine), each timed `rounds`
+    turns of `runs / rounds` runs (at least 1), taking turns, the order
+    rotating from `first`; the median is that of all of an engine's runs."""
+    ready = []
+    results = {}
+    for name, make in engines:
+        engine = make()
+        if engine.error is not None:
+            results[name] = (None, engine.error or None)
+        else:
+            ready.append((name, engine))
+    per_turn = max(1, runs // max(1, rounds))
+    times = {name: [] for name, _ in ready}
+    failed = {}
     try:
-        if not all(close(o, w) for o, w in zip(outputs, expected)):
-            return None, "ORT's outputs differ from io.json"
-        return median_us(lambda: sess.run(fetches, feed), runs, warmup), None
+        for r in range(max(1, rounds)):
+            k = (first + r) % len(ready) if ready else 0
+            for name, engine in ready[k:] + ready[:k]:
+                if name in failed:
+                    continue
+                try:
+                    times[name] += settled(lambda: engine.turn(per_turn, warmup))
+                except EngineError as e:
+                    failed[name] = str(e)
     finally:
-        # Its spinning intra-op threads must not compete with the next
-        # timing.
-        del sess
+        for _, engine in ready:
+            engine.close()
+        # ONNX Runtime's spinning intra-op threads must not compete with
+        # what comes next.
+        ready.clear()
         gc.collect()
+    for name in times:
+        results[name] = (None, failed[name]) if name in failed else (median(times[name]), None)
+    return results
 
 
 def fmt(us):
@@ -256,7 +324,8 @@ def kernel_cases(root, rng):
 
 
 def run_kernels(args):
-    print("median per run after warm-up runs; ratio = opreg / other (below 1: opreg faster); "
+    print(f"median per run of the runs below in up to {args.rounds} turns of each engine "
+          "(warm-up runs a turn); ratio = opreg / other (below 1: opreg faster); "
           "NumPy on OpenBLAS with OPENBLAS_NUM_THREADS="
           f"{os.environ['OPENBLAS_NUM_THREADS']}, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset")
     print()
@@ -273,17 +342,14 @@ def run_kernels(args):
             once = time.perf_counter() - start
             runs = max(5, min(args.runs, int(4.0 / once))) if numpy_run else args.runs
             warmup = 2 if once > 0.05 else 5
-            timers = [
-                ("opreg", lambda: time_opreg(args.opreg, folder, runs, warmup)),
-                ("tf", lambda: time_tf(graph_def, feeds, fetches, expected, runs, warmup)),
-                ("ort", lambda: time_ort(graph_def, feeds, fetches, expected, runs, warmup)),
-                ("numpy", lambda: (median_us(numpy_run, runs, warmup), None) if numpy_run
-                 else (None, None)),
+            engines = [
+                ("opreg", lambda: opreg_engine(args.opreg, folder)),
+                ("tf", lambda: tf_engine(graph_def, feeds, fetches, expected)),
+                ("ort", lambda: ort_engine(graph_def, feeds, fetches, expected)),
+                ("numpy", lambda: numpy_engine(numpy_run)),
             ]
-            k = i % len(timers)
-            results = {}
-            for name, timer in timers[k:] + timers[:k]:
-                results[name] = settled(timer)
+            rounds = min(args.rounds, runs)
+            results = timed_in_turns(engines, runs, rounds, warmup, first=i)
             notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
             ours, t_tf, t_ort, t_np = (results[n][0] for n in ("opreg", "tf", "ort", "numpy"))
             print(f"| {label} | {fmt(ours)} | {fmt(t_tf)} | {fmt(t_ort)} | {fmt(t_np)} | "
@@ -296,6 +362,8 @@ def main():
     parser.add_argument("opreg")
     parser.add_argument("shared")
     parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="turns each engine takes, runs/rounds runs a turn (see above)")
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--kernels", action="store_true",
                         help="time the single-kernel rows (MatMul sizes, Abs) instead")
@@ -311,8 +379,8 @@ def main():
                     os.path.exists(os.path.join(folder, "io.json")) and \
                     (not args.only or name in args.only):
                 folders.append((f"{kind}/{name}", folder))
-    print(f"median per run, {args.runs} runs after 5 warm-up runs; "
-          f"ratio = opreg / other (below 1: opreg faster)")
+    print(f"median per run of {args.runs} runs in {args.rounds} turns of each engine "
+          f"(5 warm-up runs a turn); ratio = opreg / other (below 1: opreg faster)")
     print(f"TF {tf.__version__}", end="")
     try:
         import onnxruntime
@@ -325,16 +393,12 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for i, (label, folder) in enumerate(folders):
         graph_def, feeds, fetches, expected = load(folder)
-        timers = [
-            ("opreg", lambda: time_opreg(args.opreg, folder, args.runs)),
-            ("tf", lambda: time_tf(graph_def, feeds, fetches, expected, args.runs)),
-            ("ort", lambda: time_ort(graph_def, feeds, fetches, expected, args.runs)),
+        engines = [
+            ("opreg", lambda: opreg_engine(args.opreg, folder)),
+            ("tf", lambda: tf_engine(graph_def, feeds, fetches, expected)),
+            ("ort", lambda: ort_engine(graph_def, feeds, fetches, expected)),
         ]
-        # Rotate the order, so that no one always runs first.
-        k = i % len(timers)
-        results = {}
-        for name, timer in timers[k:] + timers[:k]:
-            results[name] = settled(timer)
+        results = timed_in_turns(engines, args.runs, args.rounds, 5, first=i)
         notes = "; ".join(f"{n}: {r[1]}" for n, r in results.items() if r[1])
         ours, theirs_tf, theirs_ort = (results[n][0] for n in ("opreg", "tf", "ort"))
         print(f"| {label} | {fmt(ours)} | {fmt(theirs_tf)} | {fmt(theirs_ort)} | "

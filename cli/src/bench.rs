@@ -22,13 +22,22 @@ pub(crate) struct BenchRuns {
     pub(crate) top: usize,
 }
 
+/// What `opreg bench` measured.
+#[derive(Debug)]
+pub(crate) struct BenchReport {
+    /// The report printed.
+    pub(crate) text: String,
+    /// Each timed run's time, in the order they ran.
+    pub(crate) times: Vec<Duration>,
+}
+
 /// Runs the graph `warmup` times untimed, `runs` times timed, and `runs`
 /// times profiled; the report.
 pub(crate) fn bench(
     run: GraphRun,
     options: SessionOptions,
     runs: BenchRuns,
-) -> Result<String, CliError> {
+) -> Result<BenchReport, CliError> {
     let count = runs.runs.max(1);
     let GraphRun { graph, io, .. } = run;
     let session = Session::with_options(graph, options);
@@ -52,6 +61,7 @@ pub(crate) fn bench(
         profiled_time += start.elapsed();
         profiles.push(profile);
     }
+    let in_order = times.clone();
     let mut out = format!(
         "{} (after {} warm-up runs)\n",
         timing(&mut times).trim_end(),
@@ -76,7 +86,19 @@ pub(crate) fn bench(
         out.push('\n');
         out.push_str(&top_nodes(&profiles, runs.top));
     }
-    Ok(out)
+    Ok(BenchReport {
+        text: out,
+        times: in_order,
+    })
+}
+
+/// The times of runs, in microseconds, one per line (what `opreg bench
+/// --times` writes, for pooling the runs of several invocations).
+pub(crate) fn times_text(times: &[Duration]) -> String {
+    times.iter().fold(String::new(), |mut out, t| {
+        let _ = writeln!(out, "{:.3}", t.as_secs_f64() * 1e6);
+        out
+    })
 }
 
 /// Per op type: kernel executions per run (nodes, times their iterations

@@ -122,6 +122,11 @@ enum Command {
         /// Also list the N nodes that took the most time (mean per run).
         #[arg(long, value_name = "N", default_value_t = 0)]
         top: usize,
+        /// Also write each timed run's time in microseconds to FILE, one
+        /// per line in the order they ran (to pool the runs of several
+        /// invocations, as `scripts/compare_speed.py --rounds` does).
+        #[arg(long, value_name = "FILE")]
+        times: Option<PathBuf>,
     },
     /// Rewrite a GraphDef as a session would before running it (constant
     /// folding, batch-norm scales folded into weights, BiasAdds) and write
@@ -471,6 +476,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             runs,
             warmup,
             top,
+            times,
         } => {
             let run = input.load()?;
             let options = SessionOptions {
@@ -479,8 +485,12 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                 ..SessionOptions::default()
             };
             let runs = bench::BenchRuns { warmup, runs, top };
-            let text = bench::bench(run, options, runs)?;
-            write_stdout(text.as_bytes())
+            let report = bench::bench(run, options, runs)?;
+            if let Some(path) = times {
+                std::fs::write(&path, bench::times_text(&report.times))
+                    .map_err(|source| CliError::WriteFile { path, source })?;
+            }
+            write_stdout(report.text.as_bytes())
         }
         Command::Optimize {
             graph,

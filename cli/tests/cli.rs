@@ -281,6 +281,18 @@ fn shared_graph(name: &str, file: &str) -> String {
         .into_owned()
 }
 
+/// `opreg COMMAND` on the shared MLP graph with its feeds, then `args`;
+/// its standard output.
+fn on_mlp(command: &str, args: &[&str]) -> String {
+    let (graph, feeds) = (
+        shared_graph("mlp_f32", "graph.pb"),
+        shared_graph("mlp_f32", "io.json"),
+    );
+    let mut all = vec![command, graph.as_str(), "--feeds", feeds.as_str()];
+    all.extend_from_slice(args);
+    stdout_of(&all)
+}
+
 #[test]
 fn run_json_matches_tensorflow_for_every_shared_graph() {
     for name in [
@@ -349,32 +361,14 @@ fn run_json_matches_tensorflow_for_every_model() {
 
 #[test]
 fn run_table_and_repeat() {
-    let text = stdout_of(&[
-        "run",
-        &shared_graph("mlp_f32", "graph.pb"),
-        "--feeds",
-        &shared_graph("mlp_f32", "io.json"),
-        "--fetch",
-        "Identity:0",
-        "--repeat",
-        "3",
-    ]);
+    let text = on_mlp("run", &["--fetch", "Identity:0", "--repeat", "3"]);
     assert!(text.starts_with("Identity:0: int64 [8]\n"), "{text}");
     assert!(text.contains("3 runs: min "), "{text}");
 }
 
 #[test]
 fn bench_reports_time_memory_and_ops() {
-    let text = stdout_of(&[
-        "bench",
-        &shared_graph("mlp_f32", "graph.pb"),
-        "--feeds",
-        &shared_graph("mlp_f32", "io.json"),
-        "--runs",
-        "4",
-        "--warmup",
-        "1",
-    ]);
+    let text = on_mlp("bench", &["--runs", "4", "--warmup", "1"]);
     assert!(text.starts_with("4 runs: min "), "{text}");
     assert!(text.contains("(after 1 warm-up runs)"), "{text}");
     let peak = text
@@ -406,16 +400,7 @@ fn bench_reports_time_memory_and_ops() {
 
 #[test]
 fn bench_lists_the_slowest_nodes_when_asked() {
-    let text = stdout_of(&[
-        "bench",
-        &shared_graph("mlp_f32", "graph.pb"),
-        "--feeds",
-        &shared_graph("mlp_f32", "io.json"),
-        "--runs",
-        "2",
-        "--top",
-        "2",
-    ]);
+    let text = on_mlp("bench", &["--runs", "2", "--top", "2"]);
     let (_, top) = text
         .split_once("top 2 nodes by time (mean per run):\n")
         .unwrap_or_else(|| panic!("no top nodes table:\n{text}"));
@@ -428,6 +413,46 @@ fn bench_lists_the_slowest_nodes_when_asked() {
         assert!(text.contains(&format!("{} ", fields[1])), "{text}");
         assert!(row.contains(" us "), "{row}");
     }
+}
+
+#[test]
+fn bench_writes_each_run_time_when_asked() {
+    let path = temp_file("bench-times.txt");
+    let text = on_mlp(
+        "bench",
+        &[
+            "--runs",
+            "7",
+            "--times",
+            path.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    let written = std::fs::read_to_string(&path).expect("the times file");
+    let _ = std::fs::remove_file(&path);
+    let times: Vec<f64> = written
+        .lines()
+        .map(|l| l.parse().unwrap_or_else(|_| panic!("not a time: {l:?}")))
+        .collect();
+    assert_eq!(times.len(), 7, "{written}");
+    assert!(times.iter().all(|&t| t > 0.0), "{written}");
+    // The printed min and median (to 0.1 us) are those of the times
+    // written.
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let printed = |label: &str| -> f64 {
+        let (_, rest) = text
+            .split_once(label)
+            .unwrap_or_else(|| panic!("no {label:?} in:\n{text}"));
+        rest.split(' ').next().unwrap().parse().unwrap()
+    };
+    assert!(
+        (printed("min ") - sorted[0]).abs() <= 0.051,
+        "{written}\n{text}"
+    );
+    assert!(
+        (printed("median ") - sorted[3]).abs() <= 0.051,
+        "{written}\n{text}"
+    );
 }
 
 #[test]
