@@ -412,6 +412,24 @@ fn large_convolution_uses_chunks_and_threads() {
         1e-4,
         97,
     );
+    // MobileNet's first layer, smaller: 3 channels, stride 2, SAME (the
+    // padding after the input only), 16 outputs (the direct kernel's two
+    // vectors on AVX2), in parallel row blocks.
+    check_case(
+        Case {
+            h: 70,
+            w: 70,
+            c: 3,
+            fc: 3,
+            oc: 16,
+            stride: (2, 2),
+            ..case
+        },
+        DataType::DtFloat,
+        1e-4,
+        1e-4,
+        96,
+    );
 }
 
 #[test]
