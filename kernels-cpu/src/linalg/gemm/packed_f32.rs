@@ -17,7 +17,9 @@
 //! the matrix's edge are padded with zeros; such tiles go through a buffer
 //! and only their part inside the matrix is copied out. Rows of `a` of at
 //! most [`DIRECT_A_MAX_K`] contracted indices (1×1 convolutions over few
-//! channels) are read in place by the full 6-row tiles instead of packed.
+//! channels), and any rows when a block of `b` has at most
+//! [`DIRECT_A_MAX_PANELS`] panels, are read in place by the full 6-row
+//! tiles instead of packed.
 //!
 //! A constant `b` (weights) can be packed once, every block of it, as
 //! [`PackedB`]; [`gemm_packed`] then multiplies without packing `b`, and
@@ -58,6 +60,14 @@ const MIN_PACKED_ROWS: usize = 16;
 /// tiles that share them, and packing them (a transpose, one float at a
 /// time) cost as much as a third of a 1×1 convolution over 8 channels.
 const DIRECT_A_MAX_K: usize = 32;
+
+/// Panels of `b` per block up to which full 6-row tiles read `a`'s rows in
+/// place whatever their length: packing a panel of `a` pays back over the
+/// panels of `b` it is multiplied by, and one or two do not repay it
+/// (MobileNet's projections to 24 and 32 channels; one thread, min per
+/// run 891-895 -> 875-885 us; unet_small and transformer_encoder
+/// unchanged).
+const DIRECT_A_MAX_PANELS: usize = 2;
 
 /// Products of one block whose `b` has at most this many floats (256 KiB)
 /// have each thread pack all of `b` (see [`Rows::one_small_block`]).
@@ -500,9 +510,11 @@ impl Block<'_> {
         let (kc, nc) = (self.kc, self.nc);
         let mut a_packed = take_scratch(&PACKED_A, MC.div_ceil(MR) * MR * kc)?;
         let a = self.rows.a;
-        // Short rows of `a` are read where they are (see DIRECT_A_MAX_K);
-        // only a last panel of fewer than `MR` rows is packed then.
-        let direct_a = a.col_stride == 1 && kc <= DIRECT_A_MAX_K;
+        // Short rows of `a`, or rows used by few panels of `b`, are read
+        // where they are (see DIRECT_A_MAX_K, DIRECT_A_MAX_PANELS); only a
+        // last panel of fewer than `MR` rows is packed then.
+        let direct_a =
+            a.col_stride == 1 && (kc <= DIRECT_A_MAX_K || nc.div_ceil(NR) <= DIRECT_A_MAX_PANELS);
         let mut tile = Tile([0.0; MR * NR]);
         for ic in (first_row..last_row).step_by(MC) {
             let mc = (last_row - ic).min(MC);
@@ -909,8 +921,9 @@ mod tests {
         // Edges of every tile size (m, n around 6 and 16), k across a block
         // boundary (KC + 3), both layouts of each operand, a destination with
         // padded rows and a transposed one, one thread and two.
-        // k up to DIRECT_A_MAX_K (and a last block of 3 after KC) reads
-        // `a`'s rows in place, except a transposed `a`.
+        // k up to DIRECT_A_MAX_K (and a last block of 3 after KC), and
+        // n up to DIRECT_A_MAX_PANELS panels (19), read `a`'s rows in
+        // place, except a transposed `a`.
         for &(m, n, k) in &[
             (17, 33, 21),
             (6, 16, 16),
