@@ -513,15 +513,17 @@ impl Block<'_> {
         // Short rows of `a`, or rows used by few panels of `b`, are read
         // where they are (see DIRECT_A_MAX_K, DIRECT_A_MAX_PANELS); only a
         // last panel of fewer than `MR` rows is packed then.
-        let direct_a =
-            a.col_stride == 1 && (kc <= DIRECT_A_MAX_K || nc.div_ceil(NR) <= DIRECT_A_MAX_PANELS);
+        let short_or_few = kc <= DIRECT_A_MAX_K || nc.div_ceil(NR) <= DIRECT_A_MAX_PANELS;
+        let in_place = |rows: usize| rows == MR && a.col_stride == 1 && short_or_few;
+        // The first block of the contraction writes; later ones add.
+        let add = self.pc > 0;
         let mut tile = Tile([0.0; MR * NR]);
         for ic in (first_row..last_row).step_by(MC) {
             let mc = (last_row - ic).min(MC);
             let a_panels = &mut a_packed[..mc.div_ceil(MR) * MR * kc];
             for (r, panel) in a_panels.chunks_exact_mut(MR * kc).enumerate() {
                 let (i0, rows) = (ic + r * MR, (mc - r * MR).min(MR));
-                if !(direct_a && rows == MR) {
+                if !in_place(rows) {
                     pack_a_panel(a, i0, self.pc, kc, rows, panel);
                 }
             }
@@ -531,7 +533,7 @@ impl Block<'_> {
                 for (r, a_panel) in a_panels.chunks_exact(MR * kc).enumerate() {
                     let i0 = ic + r * MR;
                     let tile_rows = (mc - r * MR).min(MR);
-                    let left = if direct_a && tile_rows == MR {
+                    let left = if in_place(tile_rows) {
                         LeftPanel::Rows {
                             data: &a.data[i0 * a.row_stride + self.pc..],
                             row_stride: a.row_stride,
@@ -541,7 +543,6 @@ impl Block<'_> {
                     };
                     let offset = (i0 - first_row) * row_stride + j0;
                     prefetch_rows(part, offset, row_stride, tile_rows);
-                    let add = self.pc > 0;
                     if tile_rows == MR && cols == NR {
                         let data = &mut part[offset..];
                         let out = TileOut::Rows {
