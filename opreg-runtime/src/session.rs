@@ -15,7 +15,7 @@ use crate::functions::FunctionRuntime;
 use crate::functions::ops::{CALL_REGISTRATION, build_call, is_call};
 use crate::optimize::{GraphOptimizations, Preserve, optimize_preserving};
 use crate::placement::{candidates, requested_device_type};
-use crate::plan::{InputDevices, Plan, Slots, Step, needed_nodes};
+use crate::plan::{InputDevices, Plan, RunScratch, Slots, Step, needed_nodes};
 use crate::{Endpoint, Graph, GraphError, RunError, threads};
 use registry_core::denormal::DenormalMode;
 use registry_core::device::{DEVICE_CPU, Device, DeviceError, open_device};
@@ -576,14 +576,14 @@ impl Session {
             false
         });
         offer_constants(&steps, &constants);
-        Ok(Planned::Straight(Plan {
-            feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
+        Ok(Planned::Straight(Plan::new(
             steps,
             constants,
-            consumers: slots.consumers,
+            slots.consumers,
+            feeds_named.iter().map(|s| (*s).to_owned()).collect(),
             feeds,
             fetches,
-        }))
+        )))
     }
 
     /// Where each input of `kernel` must be: `None` for host memory (CPU
@@ -877,8 +877,13 @@ impl PreparedRun<'_> {
             Planned::Straight(plan) => plan,
             Planned::Flow(plan) => return plan.run(graph, feeds, profile),
         };
-        let mut values: Vec<Option<Tensor>> = vec![None; plan.consumers.len()];
-        let mut remaining = plan.consumers.clone();
+        let mut scratch = plan.scratch();
+        let RunScratch {
+            values,
+            remaining,
+            inputs,
+            outputs,
+        } = &mut scratch;
         // A profiled run counts the bytes it holds (against no limit when
         // the session sets none).
         let limit = match profile {
@@ -923,23 +928,17 @@ impl PreparedRun<'_> {
         for (slot, value) in &plan.constants {
             values[*slot] = Some(value.clone());
         }
-        // One set of input and output slots, reused by every step.
-        let mut inputs: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();
-        let mut outputs: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
         for step in &plan.steps {
             // Inputs are moved out of their slots at their last consumer (so
             // the kernel may reuse the buffer), shared otherwise.
-            inputs.clear();
-            inputs.extend(
-                step.inputs
-                    .iter()
-                    .map(|&slot| consume(&mut values, &mut remaining, &mut budget, slot)),
-            );
+            let inputs = &mut inputs[..step.inputs.len()];
+            for (input, &slot) in inputs.iter_mut().zip(&step.inputs) {
+                *input = consume(values, remaining, &mut budget, slot);
+            }
             if inputs.iter().any(Option::is_none) {
                 return Err(missing_value(graph, step));
             }
-            outputs.clear();
-            outputs.resize_with(step.outputs.len(), || None);
+            let outputs = &mut outputs[..step.outputs.len()];
             let started = profile.is_some().then(Instant::now);
             // Empty unless some step runs on a device.
             run_kernel_step(
@@ -947,9 +946,13 @@ impl PreparedRun<'_> {
                 step.node,
                 &step.kernel,
                 &step.input_devices,
-                &mut inputs,
-                &mut outputs,
+                inputs,
+                outputs,
             )?;
+            // What the kernel did not take of its inputs is released now.
+            for input in inputs {
+                *input = None;
+            }
             if let (Some(profile), Some(started)) = (profile.as_deref_mut(), started) {
                 let node = &graph.nodes()[step.node].def;
                 profile.steps.push(StepTime {
@@ -984,19 +987,21 @@ impl PreparedRun<'_> {
                             })?;
                     }
                     values[slot] = tensor.take();
+                } else {
+                    // An output nothing reads.
+                    *tensor = None;
                 }
             }
         }
         let mut out = Vec::with_capacity(plan.fetches.len());
         for (index, &slot) in plan.fetches.iter().enumerate() {
-            let value =
-                consume(&mut values, &mut remaining, &mut budget, slot).ok_or_else(|| {
-                    RunError::from(GraphError::UnknownEndpoint {
-                        kind: "fetch",
-                        name: format!("slot {slot}"),
-                        reason: "no value was produced".into(),
-                    })
-                })?;
+            let value = consume(values, remaining, &mut budget, slot).ok_or_else(|| {
+                RunError::from(GraphError::UnknownEndpoint {
+                    kind: "fetch",
+                    name: format!("slot {slot}"),
+                    reason: "no value was produced".into(),
+                })
+            })?;
             // Fetched tensors are returned in host memory.
             let value = if value.is_on_host() {
                 value
@@ -1011,6 +1016,7 @@ impl PreparedRun<'_> {
             };
             out.push(value);
         }
+        plan.keep(scratch);
         if let Some(profile) = profile {
             profile.peak_bytes = Some(budget.peak());
         }

@@ -286,6 +286,39 @@ fn a_chain_reuses_buffers_in_place() {
     assert_eq!(out[0].as_bytes().unwrap().as_ptr(), address);
 }
 
+/// A prepared run's buffers are kept for its next run, but no tensor is:
+/// once a run returns, the caller's feed is held by nobody else (a
+/// kernel's untaken input is released after its step), and runs after a
+/// failed one compute the same values.
+#[test]
+fn runs_keep_their_buffers_but_no_tensors() {
+    kernels_cpu::link();
+    let text = format!(
+        r#"{PLACEHOLDER_X}
+           node {{ name: "s" op: "Shape" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} attr {{ key: "out_type" value {{ type: DT_INT32 }} }} }}
+           {}"#,
+        abs("y", "x"),
+    );
+    let session = Session::new(graph(&text).unwrap());
+    let prepared = session.prepare(&["x"], &["s", "y"]).unwrap();
+    let values: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
+    let x = Tensor::from_vec([1024], values.clone()).unwrap();
+    let abs: Vec<f32> = values.iter().map(|v| v.abs()).collect();
+    for round in 0..3 {
+        let out = prepared.run([x.clone()]).unwrap();
+        assert_eq!(out[0].as_slice::<i32>().unwrap(), [1024], "round {round}");
+        assert_eq!(out[1].as_slice::<f32>().unwrap(), abs, "round {round}");
+        drop(out);
+        assert!(x.is_unique(), "round {round}: the run still holds the feed");
+        let err = prepared.run([x.clone(), x.clone()]).unwrap_err();
+        assert!(matches!(err, RunError::FeedCount { .. }), "{err}");
+        assert!(
+            x.is_unique(),
+            "round {round}: the failed run holds the feed"
+        );
+    }
+}
+
 #[test]
 fn static_shape_errors_are_found_before_running() {
     let err = graph(
