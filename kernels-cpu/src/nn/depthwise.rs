@@ -3,10 +3,11 @@
 //! channel `c` and `filter[.., .., c, q]`). A direct kernel over the NHWC
 //! input: each axis's window taps inside the input are found once per
 //! call ([`opreg_op_logic::window::Axis::taps`]). With multiplier 1 and
-//! `float`, the pixels whose window lies inside the input's columns (all
-//! but a row's edges) take the explicitly vectorised kernel of
-//! [`super::depthwise_interior`] (AVX-512 or AVX2, fused multiply-adds).
-//! The other pixels, types and multipliers take the portable kernel:
+//! `float`, every pixel takes the explicitly vectorised kernel of
+//! [`super::depthwise_vector`] (AVX-512 or AVX2, fused multiply-adds): a
+//! row's interior, whose windows lie inside the input's columns, as one
+//! run, each edge pixel with the column taps its window keeps. The other
+//! types and multipliers take the portable kernel:
 //! blocks of 16 channels of 8 (or 4) adjacent output pixels that read the
 //! same taps are summed together in vector registers (each filter load
 //! serving them all), a multiply then an add per tap in order, the row
@@ -28,25 +29,28 @@ use registry_core::kernel::{
 };
 use registry_core::tensor::{bf16, f16};
 
-use super::depthwise_interior::InteriorRow;
+use super::depthwise_vector::{ColumnRun, VectorRow};
 use super::softmax::WideFloat;
 use super::{RowEpilogue, zeros_then};
 
 /// An element type of the depthwise kernel.
 pub(super) trait DepthwiseElement: WideFloat {
-    /// Computes `row`'s interior pixels (multiplier 1) with explicit
-    /// vectors and returns `true`, or returns `false` when the type has no
-    /// such kernel (the portable row kernel computes them).
-    fn interior(arch: pulp::Arch, row: InteriorRow<'_, Self>) -> bool {
+    /// Whether [`vector_row`](Self::vector_row) computes rows (else the
+    /// portable row kernel does).
+    const VECTORISED: bool = false;
+
+    /// Computes `row` (multiplier 1) with explicit vectors, when the type
+    /// is [`VECTORISED`](Self::VECTORISED).
+    fn vector_row(arch: pulp::Arch, row: VectorRow<'_, Self>) {
         let _ = (arch, row);
-        false
     }
 }
 
 impl DepthwiseElement for f32 {
-    fn interior(arch: pulp::Arch, row: InteriorRow<'_, Self>) -> bool {
+    const VECTORISED: bool = true;
+
+    fn vector_row(arch: pulp::Arch, row: VectorRow<'_, Self>) {
         row.compute(arch);
-        true
     }
 }
 
@@ -127,10 +131,11 @@ struct DepthwisePlan<'a> {
     multiplier: usize,
     rows: Vec<WindowTaps>,
     cols: Vec<WindowTaps>,
-    /// The output columns whose windows lie inside the input's columns
-    /// (every column tap reads the input), empty when none does.
-    interior: std::ops::Range<usize>,
-    /// The SIMD level the interior kernel runs at.
+    /// A row's pixels for the vector kernel: the interior (the output
+    /// columns whose windows lie inside the input's columns) as one run,
+    /// each other pixel as its own.
+    runs: Vec<ColumnRun>,
+    /// The SIMD level the vector kernel runs at.
     arch: pulp::Arch,
 }
 
@@ -164,7 +169,7 @@ fn depthwise_nhwc<T: DepthwiseElement>(
         g,
         multiplier,
         rows: rows.taps(),
-        interior: interior_columns(&cols, g.filter_cols),
+        runs: column_runs(&cols, g.filter_cols, g.in_depth),
         cols,
         arch: pulp::Arch::new(),
     };
@@ -182,6 +187,29 @@ fn depthwise_nhwc<T: DepthwiseElement>(
             });
     }
     Ok(())
+}
+
+/// A row's output pixels as runs for the vector kernel: each edge pixel
+/// alone with the column taps its window keeps, the interior (see
+/// [`interior_columns`]) as one run.
+fn column_runs(cols: &[WindowTaps], filter_cols: usize, depth: usize) -> Vec<ColumnRun> {
+    let run = |start: usize, end: usize| {
+        let taps = cols[start];
+        ColumnRun {
+            start,
+            end,
+            first_input: taps.at * depth,
+            first_tap: taps.first,
+            taps: taps.end - taps.first,
+        }
+    };
+    let interior = interior_columns(cols, filter_cols);
+    let edges = (0..interior.start).chain(interior.end..cols.len());
+    let mut runs: Vec<ColumnRun> = edges.map(|ow| run(ow, ow + 1)).collect();
+    if !interior.is_empty() {
+        runs.push(run(interior.start, interior.end));
+    }
+    runs
 }
 
 /// The output columns whose windows read the input at every column tap: a
@@ -212,8 +240,8 @@ const WIDE_PIXEL_BLOCK: usize = 8;
 const PIXEL_BLOCK: usize = 4;
 
 /// Output rows `first_row..` (`out` holds whole rows), each finished by
-/// `epilogue`: the interior pixels by [`DepthwiseElement::interior`] where
-/// the type has it, the rest by the portable kernel, compiled for each
+/// `epilogue`: by [`DepthwiseElement::vector_row`] where the type has
+/// it (multiplier 1), else by the portable kernel, compiled for each
 /// SIMD level the machine may have and picked at run time (the same
 /// arithmetic, a multiply then an add per tap in order, on every level).
 #[multiversion(targets = "simd")]
@@ -260,45 +288,30 @@ fn depthwise_rows<T: DepthwiseElement>(
             for (ow, o) in out_row.chunks_exact_mut(out_depth).enumerate() {
                 multiplied_pixel(input, filter, &taps(ow), plan.multiplier, o);
             }
-        } else {
-            let interior = &plan.interior;
-            let fast = !interior.is_empty() && {
-                // Where each window row's first interior pixel starts.
-                let iw = plan.cols[interior.start].at;
-                let rows_read: smallvec::SmallVec<[(usize, usize); 8]> = (row.rows.first
-                    ..row.rows.end)
-                    .map(|kh| {
-                        let ih = row.rows.at + (kh - row.rows.first) * row.dilation_rows;
-                        (kh, ((row.row_base + ih) * g.in_cols + iw) * g.in_depth)
-                    })
-                    .collect();
-                T::interior(
-                    plan.arch,
-                    InteriorRow {
-                        input,
-                        filter,
-                        rows: &rows_read,
-                        filter_cols: g.filter_cols,
-                        tap_step: row.dilation_cols * g.in_depth,
-                        pixel_step: row.pixel_step,
-                        channels: out_depth,
-                        out: &mut out_row[interior.start * out_depth..interior.end * out_depth],
-                    },
-                )
-            };
-            if fast {
-                portable_pixels(plan, input, filter, &taps, 0..interior.start, out_row);
-                portable_pixels(
-                    plan,
+        } else if T::VECTORISED {
+            // Where each window row's input row starts.
+            let rows_read: smallvec::SmallVec<[(usize, usize); 8]> = (row.rows.first..row.rows.end)
+                .map(|kh| {
+                    let ih = row.rows.at + (kh - row.rows.first) * row.dilation_rows;
+                    (kh, (row.row_base + ih) * g.in_cols * g.in_depth)
+                })
+                .collect();
+            T::vector_row(
+                plan.arch,
+                VectorRow {
                     input,
                     filter,
-                    &taps,
-                    interior.end..g.cols.out,
-                    out_row,
-                );
-            } else {
-                portable_pixels(plan, input, filter, &taps, 0..g.cols.out, out_row);
-            }
+                    rows: &rows_read,
+                    filter_cols: g.filter_cols,
+                    tap_step: row.dilation_cols * g.in_depth,
+                    pixel_step: row.pixel_step,
+                    channels: out_depth,
+                    runs: &plan.runs,
+                    out: out_row,
+                },
+            );
+        } else {
+            portable_pixels(plan, input, filter, &taps, 0..g.cols.out, out_row);
         }
         if let Some(epilogue) = epilogue {
             epilogue(index * row_len, out_row);

@@ -33,7 +33,7 @@ mod conv2d;
 mod conv2d_backprop_input;
 mod conv3d;
 mod depthwise;
-mod depthwise_interior;
+mod depthwise_vector;
 mod direct_conv;
 mod fused;
 mod im2col;

@@ -1,8 +1,10 @@
 //! DepthwiseConv2dNative: the naive f64 reference of `conv2d` (a grouped
 //! convolution with one input channel per group) over strides,
 //! paddings, multipliers and channel counts that exercise the vectorised
-//! interior (whole vectors of 16 or 8 channels, two at a time, and the
-//! masked rest) and the portable edges, for every type.
+//! kernel (whole vectors of 16 or 8 channels, two at a time, and the
+//! masked rest; a row's interior, and its edge pixels with the column taps
+//! their windows keep, none among them) and the portable one, for every
+//! type.
 //!
 //! Tolerances as `conv2d`'s.
 

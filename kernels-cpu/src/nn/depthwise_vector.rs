@@ -1,6 +1,7 @@
-//! The interior of a depthwise convolution's output rows, vectorised
-//! explicitly: multiplier 1, `float`, the pixels whose window lies inside
-//! the input's columns (every one of its column taps reads the input).
+//! Depthwise convolution's output pixels vectorised explicitly: multiplier
+//! 1, `float`, a run of adjacent pixels of one row that read the same
+//! column taps (a row's interior, whose windows lie inside the input's
+//! columns, or one edge pixel with the taps its window keeps).
 //!
 //! The channels run along the vectors, AVX-512's 16 lanes where the machine
 //! has it (else AVX2's 8, through [`pulp`]'s run-time dispatch; AVX2 when
@@ -11,20 +12,20 @@
 //! filter's order (rows, then columns) from zero. Channels left over after
 //! the whole vectors take partial (masked) loads and stores.
 //!
-//! The edge pixels, other types and multipliers use the portable row
-//! kernel of [`super::depthwise`].
+//! Other types and multipliers use the portable row kernel of
+//! [`super::depthwise`].
 
 use pulp::{Simd, WithSimd};
 
-/// Where one output row's interior pixels read, and their outputs.
-pub(super) struct InteriorRow<'a, T> {
+/// Where one output row's pixels read, and their outputs, computed as
+/// [runs](ColumnRun) of adjacent pixels that read the same column taps.
+pub(super) struct VectorRow<'a, T> {
     /// The NHWC input.
     pub input: &'a [T],
     /// The filter, `[rows][columns][channels]`.
     pub filter: &'a [T],
     /// The window's rows that read the input, in order: the filter row, and
-    /// the input element the first pixel's first column tap reads in it
-    /// (channel 0).
+    /// the input element of its input row's column 0 (channel 0).
     pub rows: &'a [(usize, usize)],
     /// The filter's columns.
     pub filter_cols: usize,
@@ -36,13 +37,32 @@ pub(super) struct InteriorRow<'a, T> {
     pub pixel_step: usize,
     /// The channels (input and output: the multiplier is 1).
     pub channels: usize,
-    /// The pixels' outputs, whole pixels.
+    /// The runs of pixels to compute.
+    pub runs: &'a [ColumnRun],
+    /// The row's outputs, whole pixels.
     pub out: &'a mut [T],
 }
 
-impl InteriorRow<'_, f32> {
-    /// Computes the row's interior pixels with the machine's widest vectors
-    /// that suit the channels.
+/// Adjacent output pixels `start..end` of a row that read the same column
+/// taps.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ColumnRun {
+    /// The first pixel.
+    pub start: usize,
+    /// The pixel after the last.
+    pub end: usize,
+    /// Input elements from a row's column 0 to the first pixel's first
+    /// column tap (its input column times the channels).
+    pub first_input: usize,
+    /// The first filter column the pixels read.
+    pub first_tap: usize,
+    /// The filter columns they read, from `first_tap`.
+    pub taps: usize,
+}
+
+impl VectorRow<'_, f32> {
+    /// Computes the runs' pixels with the machine's widest vectors that
+    /// suit the channels.
     pub(super) fn compute(self, arch: pulp::Arch) {
         #[cfg(target_arch = "x86_64")]
         if !self.channels.is_multiple_of(16)
@@ -55,40 +75,49 @@ impl InteriorRow<'_, f32> {
     }
 }
 
-impl WithSimd for InteriorRow<'_, f32> {
+impl WithSimd for VectorRow<'_, f32> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: Simd>(mut self, simd: S) {
-        let out = std::mem::take(&mut self.out);
-        if self.filter_cols == 0 || self.channels == 0 {
-            // (The caller sends no such row; nothing to sum.)
-            out.fill(0.0);
-            return;
-        }
-        let lanes = S::F32_LANES;
-        let mut c0 = 0;
-        while c0 < self.channels {
-            let left = self.channels - c0;
-            if left >= 2 * lanes {
-                channel_block::<S, 2>(simd, &self, c0, out);
-                c0 += 2 * lanes;
-            } else if left >= lanes {
-                channel_block::<S, 1>(simd, &self, c0, out);
-                c0 += lanes;
-            } else {
-                partial_block(simd, &self, c0, left, out);
-                c0 = self.channels;
+        let row_out = std::mem::take(&mut self.out);
+        let channels = self.channels;
+        for run in self.runs {
+            let Some(out) = row_out.get_mut(run.start * channels..run.end * channels) else {
+                // (The caller's runs lie in the row.)
+                continue;
+            };
+            if run.taps == 0 || channels == 0 {
+                // A window of no columns inside the input: nothing to sum.
+                out.fill(0.0);
+                continue;
+            }
+            let lanes = S::F32_LANES;
+            let mut c0 = 0;
+            while c0 < channels {
+                let left = channels - c0;
+                if left >= 2 * lanes {
+                    channel_block::<S, 2>(simd, &self, run, c0, out);
+                    c0 += 2 * lanes;
+                } else if left >= lanes {
+                    channel_block::<S, 1>(simd, &self, run, c0, out);
+                    c0 += lanes;
+                } else {
+                    partial_block(simd, &self, run, c0, left, out);
+                    c0 = channels;
+                }
             }
         }
     }
 }
 
-/// Channels `c0..` (`V` whole vectors) of every pixel of the row.
+/// Channels `c0..` (`V` whole vectors) of every pixel of `run` (whose
+/// outputs are `out`).
 #[inline(always)]
 fn channel_block<S: Simd, const V: usize>(
     simd: S,
-    row: &InteriorRow<'_, f32>,
+    row: &VectorRow<'_, f32>,
+    run: &ColumnRun,
     c0: usize,
     out: &mut [f32],
 ) {
@@ -96,11 +125,11 @@ fn channel_block<S: Simd, const V: usize>(
     let mut p = 0;
     while p < pixels {
         p += match pixels - p {
-            8.. if V == 1 => pixel_block::<S, 8, V>(simd, row, c0, p, out),
-            6.. if V == 2 => pixel_block::<S, 6, V>(simd, row, c0, p, out),
-            4.. => pixel_block::<S, 4, V>(simd, row, c0, p, out),
-            2.. => pixel_block::<S, 2, V>(simd, row, c0, p, out),
-            _ => pixel_block::<S, 1, V>(simd, row, c0, p, out),
+            8.. if V == 1 => pixel_block::<S, 8, V>(simd, row, run, c0, p, out),
+            6.. if V == 2 => pixel_block::<S, 6, V>(simd, row, run, c0, p, out),
+            4.. => pixel_block::<S, 4, V>(simd, row, run, c0, p, out),
+            2.. => pixel_block::<S, 2, V>(simd, row, run, c0, p, out),
+            _ => pixel_block::<S, 1, V>(simd, row, run, c0, p, out),
         };
     }
 }
@@ -109,19 +138,20 @@ fn channel_block<S: Simd, const V: usize>(
 #[inline(always)]
 fn pixel_block<S: Simd, const P: usize, const V: usize>(
     simd: S,
-    row: &InteriorRow<'_, f32>,
+    row: &VectorRow<'_, f32>,
+    run: &ColumnRun,
     c0: usize,
     p: usize,
     out: &mut [f32],
 ) -> usize {
     let lanes = S::F32_LANES;
-    let (kw_count, channels) = (row.filter_cols, row.channels);
+    let (kw_count, channels) = (run.taps, row.channels);
     // The input elements one tap of the block's pixels spans.
     let span = (P - 1) * row.pixel_step + (kw_count - 1) * row.tap_step + V * lanes;
     let mut acc = [[simd.splat_f32s(0.0); V]; P];
     for &(kh, at) in row.rows {
-        let base = at + p * row.pixel_step + c0;
-        let filter_row = kh * kw_count * channels + c0;
+        let base = at + run.first_input + p * row.pixel_step + c0;
+        let filter_row = (kh * row.filter_cols + run.first_tap) * channels + c0;
         let (Some(x), Some(filter)) = (
             row.input.get(base..base + span),
             row.filter
@@ -160,22 +190,23 @@ fn pixel_block<S: Simd, const P: usize, const V: usize>(
 }
 
 /// The last `width` channels (fewer than a vector), from `c0`, of every
-/// pixel of the row, with partial loads and stores.
+/// pixel of `run`, with partial loads and stores.
 #[inline(always)]
 fn partial_block<S: Simd>(
     simd: S,
-    row: &InteriorRow<'_, f32>,
+    row: &VectorRow<'_, f32>,
+    run: &ColumnRun,
     c0: usize,
     width: usize,
     out: &mut [f32],
 ) {
-    let (kw_count, channels) = (row.filter_cols, row.channels);
+    let (kw_count, channels) = (run.taps, row.channels);
     let pixels = out.len() / channels;
     for p in 0..pixels {
         let mut acc = simd.splat_f32s(0.0);
         for &(kh, at) in row.rows {
-            let base = at + p * row.pixel_step + c0;
-            let filter_row = kh * kw_count * channels + c0;
+            let base = at + run.first_input + p * row.pixel_step + c0;
+            let filter_row = (kh * row.filter_cols + run.first_tap) * channels + c0;
             for kw in 0..kw_count {
                 let (i, f) = (base + kw * row.tap_step, filter_row + kw * channels);
                 let (Some(x), Some(w)) =
