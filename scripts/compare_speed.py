@@ -336,6 +336,8 @@ def run_kernels(args):
     with tempfile.TemporaryDirectory(prefix="opreg-kernels-") as root:
         for i, (label, folder, graph_def, feeds, fetches, expected, numpy_run) in \
                 enumerate(kernel_cases(root, rng)):
+            if args.only and not any(word in label for word in args.only):
+                continue
             # As many runs as fit in about 4 s per engine (at least 5).
             start = time.perf_counter()
             (numpy_run or (lambda: None))()
@@ -364,7 +366,9 @@ def main():
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5,
                         help="turns each engine takes, runs/rounds runs a turn (see above)")
-    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--only", nargs="*",
+                        help="only these graph folders (with --kernels: the rows whose "
+                             "label contains one of these words, e.g. chain or 1024x1024)")
     parser.add_argument("--kernels", action="store_true",
                         help="time the single-kernel rows (MatMul sizes, Abs) instead")
     args = parser.parse_args()
