@@ -55,7 +55,7 @@ pub(crate) struct Plan {
 /// the step running (as many as the widest step has, each `None` between
 /// steps). Kept between runs so a run neither allocates nor initialises
 /// them afresh: a 1,000-node chain's slots are 1,000 values.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RunScratch {
     pub(crate) values: Vec<Option<Tensor>>,
     pub(crate) remaining: Vec<u32>,
@@ -64,49 +64,25 @@ pub(crate) struct RunScratch {
 }
 
 impl Plan {
-    /// A plan of `steps`; the rest as [`Plan`]'s fields say.
-    pub(crate) fn new(
-        steps: Vec<Step>,
-        constants: Vec<(usize, Tensor)>,
-        consumers: Vec<u32>,
-        feed_names: Vec<String>,
-        feeds: Vec<(usize, DataType)>,
-        fetches: Vec<usize>,
-    ) -> Self {
-        Self {
-            steps,
-            constants,
-            consumers,
-            feed_names,
-            feeds,
-            fetches,
-            scratch: Mutex::new(None),
-        }
-    }
-
     /// The buffers for a run, ready: the last run's (when no other run
     /// holds them) or new ones, every value `None` and every slot's
     /// consumer count full.
     pub(crate) fn scratch(&self) -> RunScratch {
-        let mut scratch = self
+        let kept = self
             .scratch
             .try_lock()
             .ok()
-            .and_then(|mut kept| kept.take())
-            .unwrap_or_default();
-        let widest = |count: fn(&Step) -> usize| self.steps.iter().map(count).max().unwrap_or(0);
-        if scratch.values.len() != self.consumers.len() {
-            scratch.values.clear();
-            scratch.values.resize_with(self.consumers.len(), || None);
-            scratch.inputs.clear();
-            scratch
-                .inputs
-                .resize_with(widest(|s| s.inputs.len()), || None);
-            scratch.outputs.clear();
-            scratch
-                .outputs
-                .resize_with(widest(|s| s.outputs.len()), || None);
-        }
+            .and_then(|mut kept| kept.take());
+        let mut scratch = kept.unwrap_or_else(|| {
+            let nones = |count: usize| (0..count).map(|_| None).collect();
+            let widest = |count: fn(&Step) -> usize| self.steps.iter().map(count).max();
+            RunScratch {
+                values: nones(self.consumers.len()),
+                remaining: Vec::with_capacity(self.consumers.len()),
+                inputs: nones(widest(|s| s.inputs.len()).unwrap_or(0)),
+                outputs: nones(widest(|s| s.outputs.len()).unwrap_or(0)),
+            }
+        });
         scratch.remaining.clear();
         scratch.remaining.extend_from_slice(&self.consumers);
         scratch

@@ -576,14 +576,15 @@ impl Session {
             false
         });
         offer_constants(&steps, &constants);
-        Ok(Planned::Straight(Plan::new(
+        Ok(Planned::Straight(Plan {
+            feed_names: feeds_named.iter().map(|s| (*s).to_owned()).collect(),
             steps,
             constants,
-            slots.consumers,
-            feeds_named.iter().map(|s| (*s).to_owned()).collect(),
+            consumers: slots.consumers,
             feeds,
             fetches,
-        )))
+            scratch: Mutex::default(),
+        }))
     }
 
     /// Where each input of `kernel` must be: `None` for host memory (CPU

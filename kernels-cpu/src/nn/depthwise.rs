@@ -311,7 +311,7 @@ fn depthwise_rows<T: DepthwiseElement>(
                 },
             );
         } else {
-            portable_pixels(plan, input, filter, &taps, 0..g.cols.out, out_row);
+            portable_pixels(plan, input, filter, &taps, out_row);
         }
         if let Some(epilogue) = epilogue {
             epilogue(index * row_len, out_row);
@@ -319,22 +319,21 @@ fn depthwise_rows<T: DepthwiseElement>(
     }
 }
 
-/// Output pixels `range` of a row (multiplier 1) with the portable kernel:
-/// blocks of adjacent pixels that read the same taps.
+/// A row's output pixels (multiplier 1) with the portable kernel: blocks
+/// of adjacent pixels that read the same taps.
 #[inline(always)]
 fn portable_pixels<T: WideFloat>(
     plan: &DepthwisePlan<'_>,
     input: &[T],
     filter: &[T],
     taps: &impl Fn(usize) -> PixelTaps,
-    range: std::ops::Range<usize>,
     out_row: &mut [T],
 ) {
     let out_depth = plan.g.out_depth;
-    let mut ow = range.start;
-    while ow < range.end {
+    let mut ow = 0;
+    while ow < plan.cols.len() {
         let t = taps(ow);
-        let same = plan.cols[ow..range.end]
+        let same = plan.cols[ow..]
             .iter()
             .take(WIDE_PIXEL_BLOCK)
             .take_while(|c| (c.first, c.end) == (t.cols.first, t.cols.end))

@@ -60,6 +60,25 @@ pub(super) struct ColumnRun {
     pub taps: usize,
 }
 
+impl<T> VectorRow<'_, T> {
+    /// Where pixel `p` of `run` starts reading in window row `(kh, at)`
+    /// (an entry of [`rows`](Self::rows)), channel `c0`: its first column
+    /// tap's input element, and that tap's filter element.
+    #[inline(always)]
+    fn tap_starts(
+        &self,
+        run: &ColumnRun,
+        (kh, at): (usize, usize),
+        p: usize,
+        c0: usize,
+    ) -> (usize, usize) {
+        (
+            at + run.first_input + p * self.pixel_step + c0,
+            (kh * self.filter_cols + run.first_tap) * self.channels + c0,
+        )
+    }
+}
+
 impl VectorRow<'_, f32> {
     /// Computes the runs' pixels with the machine's widest vectors that
     /// suit the channels.
@@ -149,9 +168,8 @@ fn pixel_block<S: Simd, const P: usize, const V: usize>(
     // The input elements one tap of the block's pixels spans.
     let span = (P - 1) * row.pixel_step + (kw_count - 1) * row.tap_step + V * lanes;
     let mut acc = [[simd.splat_f32s(0.0); V]; P];
-    for &(kh, at) in row.rows {
-        let base = at + run.first_input + p * row.pixel_step + c0;
-        let filter_row = (kh * row.filter_cols + run.first_tap) * channels + c0;
+    for &window_row in row.rows {
+        let (base, filter_row) = row.tap_starts(run, window_row, p, c0);
         let (Some(x), Some(filter)) = (
             row.input.get(base..base + span),
             row.filter
@@ -204,9 +222,8 @@ fn partial_block<S: Simd>(
     let pixels = out.len() / channels;
     for p in 0..pixels {
         let mut acc = simd.splat_f32s(0.0);
-        for &(kh, at) in row.rows {
-            let base = at + run.first_input + p * row.pixel_step + c0;
-            let filter_row = (kh * row.filter_cols + run.first_tap) * channels + c0;
+        for &window_row in row.rows {
+            let (base, filter_row) = row.tap_starts(run, window_row, p, c0);
             for kw in 0..kw_count {
                 let (i, f) = (base + kw * row.tap_step, filter_row + kw * channels);
                 let (Some(x), Some(w)) =
