@@ -114,6 +114,15 @@ fn values(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
+/// A float tensor's elements as bits (NaN and signed zeros told apart).
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.as_slice::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
 fn assert_close(a: &Tensor, b: &Tensor, tolerance: f32) {
     assert_eq!(a.dims(), b.dims());
     let (a, b) = (a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
@@ -556,6 +565,105 @@ fn contractions_fuse_with_their_bias_and_activation_and_compute_the_same() {
     }
 }
 
+/// `x -> op(W) -> BiasAdd(b) [-> activation]` on the shapes that take the
+/// fused `float` kernels' fast paths: 1x1 and 3x3 convolutions through the
+/// packed product (enough pixels, output channels with whole 16-column
+/// tiles and an edge tile) and through the direct kernel (16 output
+/// channels or fewer), depthwise convolutions with multiplier 1 through
+/// the vector kernel (whole vectors, then leftover channels; edge pixels;
+/// stride 2), and `MatMul` with a packed constant `b`. The input has values
+/// up to +-8 (both of Relu6's edges), a NaN pixel and a zero one; `w` and
+/// `b` are constants, as a frozen model's.
+fn fast_path_fusable(
+    op: &str,
+    x_dims: &[usize],
+    w_dims: &[usize],
+    stride: i64,
+    activation: Option<&str>,
+) -> (Graph, Tensor) {
+    let channels = match op {
+        "DepthwiseConv2dNative" => w_dims[2] * w_dims[3],
+        _ => w_dims[w_dims.len() - 1],
+    };
+    let n: usize = x_dims.iter().product();
+    let mut x: Vec<f32> = values(n, 41).iter().map(|v| v * 8.0).collect();
+    // A NaN pixel (its sums are NaN, which the activations keep) and a
+    // zero one.
+    let depth = x_dims[x_dims.len() - 1];
+    x[depth * 3..depth * 4].fill(f32::NAN);
+    x[depth * 5..depth * 6].fill(0.0);
+    let w: usize = w_dims.iter().product();
+    let mut attrs = vec![("T", DataType::DtFloat.into())];
+    if op != "MatMul" {
+        attrs.push(("strides", AttrValue::from(vec![1i64, stride, stride, 1])));
+        attrs.push(("padding", AttrValue::from("SAME")));
+    }
+    let nodes = [
+        placeholder("x", DataType::DtFloat),
+        constant(
+            "w",
+            &Tensor::from_vec(w_dims.to_vec(), values(w, 42)).unwrap(),
+        ),
+        node("contraction", op, &["x", "w"], &attrs),
+        constant(
+            "b",
+            &Tensor::from_vec([channels], values(channels, 43)).unwrap(),
+        ),
+        float_op("bias", "BiasAdd", &["contraction", "b"]),
+    ];
+    let mut nodes = nodes.to_vec();
+    if let Some(act) = activation {
+        nodes.push(float_op("act", act, &["bias"]));
+    }
+    (graph(nodes), Tensor::from_vec(x_dims.to_vec(), x).unwrap())
+}
+
+#[test]
+fn fused_fast_paths_compute_what_the_unfused_ops_do() {
+    let cases: [(&str, &[usize], &[usize], i64); 11] = [
+        ("Conv2D", &[2, 6, 7, 24], &[1, 1, 24, 40], 1),
+        ("Conv2D", &[1, 9, 8, 8], &[1, 1, 8, 48], 1),
+        ("Conv2D", &[1, 6, 6, 5], &[3, 3, 5, 24], 1),
+        ("Conv2D", &[2, 11, 10, 3], &[3, 3, 3, 16], 2),
+        ("Conv2D", &[1, 7, 9, 16], &[1, 1, 16, 8], 1),
+        ("Conv2D", &[1, 5, 6, 12], &[3, 3, 12, 11], 1),
+        ("DepthwiseConv2dNative", &[2, 7, 9, 52], &[3, 3, 52, 1], 1),
+        ("DepthwiseConv2dNative", &[1, 9, 9, 48], &[3, 3, 48, 1], 2),
+        ("DepthwiseConv2dNative", &[1, 3, 3, 11], &[3, 3, 11, 1], 1),
+        ("MatMul", &[40, 24], &[24, 40], 1),
+        ("MatMul", &[17, 300], &[300, 19], 1),
+    ];
+    for (op, x_dims, w_dims, stride) in cases {
+        for activation in [None, Some("Relu"), Some("Relu6")] {
+            let what = format!("{op} {x_dims:?} * {w_dims:?} / {stride}, {activation:?}");
+            let (g, x) = fast_path_fusable(op, x_dims, w_dims, stride, activation);
+            let last = if activation.is_some() { "act" } else { "bias" };
+            let (optimized, report) = optimize(&g, &["x"], &[last]);
+            assert_eq!(report.fused, 1, "{what}");
+            assert!(
+                optimized.node(last).unwrap().op().starts_with("_Fused"),
+                "{what}"
+            );
+            let (ours, plain) = run_both(&g, &[("x", x)], &[last]);
+            assert_eq!(ours[0].dims(), plain[0].dims(), "{what}");
+            let (ours, plain) = (bits(&ours[0]), bits(&plain[0]));
+            let nan = ours.iter().filter(|b| f32::from_bits(**b).is_nan()).count();
+            assert!(nan > 0, "{what}: the NaN pixel's sums are NaN");
+            let differ = ours.iter().zip(&plain).position(|(a, b)| {
+                a != b && !(f32::from_bits(*a).is_nan() && f32::from_bits(*b).is_nan())
+            });
+            assert_eq!(differ, None, "{what}: first differing element");
+            if activation == Some("Relu6") {
+                let (zeros, sixes) = ours.iter().fold((0, 0), |(z, s), b| {
+                    let v = f32::from_bits(*b);
+                    (z + usize::from(v == 0.0), s + usize::from(v == 6.0))
+                });
+                assert!(zeros > 0 && sixes > 0, "{what}: both of Relu6's edges");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_fetched_or_shared_link_ends_the_chain() {
     // The BiasAdd is fetched: the contraction and the bias fuse, the
@@ -638,13 +746,6 @@ fn fused_epilogues_flush_denormal_biases_as_the_unfused_ops_do() {
         assert_eq!(report.fused, 1, "{activation:?}");
         let x = Tensor::from_vec([1, 2, 2, 2], vec![0.0f32; 8]).unwrap();
         let (ours, plain) = run_both(&g, &[("x", x)], &[last]);
-        let bits = |t: &Tensor| -> Vec<u32> {
-            t.as_slice::<f32>()
-                .unwrap()
-                .iter()
-                .map(|v| v.to_bits())
-                .collect()
-        };
         assert_eq!(bits(&ours[0]), bits(&plain[0]), "{activation:?}");
         for pixel in ours[0].as_slice::<f32>().unwrap().chunks(4) {
             assert_eq!(pixel[..3], [0.0; 3], "{activation:?}: {pixel:?}");

@@ -10,7 +10,10 @@
 //! and 1), share each load of the filter's vectors; each pixel's sums stay
 //! in registers over the window, a fused multiply-add per tap in the
 //! filter's order (rows, then columns) from zero. Channels left over after
-//! the whole vectors take partial (masked) loads and stores.
+//! the whole vectors take partial (masked) loads and stores. A run of
+//! fewer than 4 pixels (an edge pixel) takes blocks of 4 vectors of
+//! channels where there are that many, so that each pixel has 4
+//! independent sums in flight instead of one or two.
 //!
 //! Other types and multipliers use the portable row kernel of
 //! [`super::depthwise`].
@@ -112,10 +115,17 @@ impl WithSimd for VectorRow<'_, f32> {
                 continue;
             }
             let lanes = S::F32_LANES;
+            // A run of few pixels (an edge pixel) has too few sums per
+            // filter load to hide the multiply-adds' latency with one or
+            // two vectors: it takes four where the channels allow.
+            let short = run.end - run.start < 4;
             let mut c0 = 0;
             while c0 < channels {
                 let left = channels - c0;
-                if left >= 2 * lanes {
+                if short && left >= 4 * lanes {
+                    channel_block::<S, 4>(simd, &self, run, c0, out);
+                    c0 += 4 * lanes;
+                } else if left >= 2 * lanes {
                     channel_block::<S, 2>(simd, &self, run, c0, out);
                     c0 += 2 * lanes;
                 } else if left >= lanes {
@@ -146,7 +156,7 @@ fn channel_block<S: Simd, const V: usize>(
         p += match pixels - p {
             8.. if V == 1 => pixel_block::<S, 8, V>(simd, row, run, c0, p, out),
             6.. if V == 2 => pixel_block::<S, 6, V>(simd, row, run, c0, p, out),
-            4.. => pixel_block::<S, 4, V>(simd, row, run, c0, p, out),
+            4.. if V <= 2 => pixel_block::<S, 4, V>(simd, row, run, c0, p, out),
             2.. => pixel_block::<S, 2, V>(simd, row, run, c0, p, out),
             _ => pixel_block::<S, 1, V>(simd, row, run, c0, p, out),
         };

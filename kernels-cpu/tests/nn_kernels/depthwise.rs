@@ -1,7 +1,8 @@
 //! DepthwiseConv2dNative: the naive f64 reference of `conv2d` (a grouped
 //! convolution with one input channel per group) over strides,
 //! paddings, multipliers and channel counts that exercise the vectorised
-//! kernel (whole vectors of 16 or 8 channels, two at a time, and the
+//! kernel (whole vectors of 16 or 8 channels, two at a time, four for the
+//! short runs of edge pixels, and the
 //! masked rest; a row's interior, and its edge pixels with the column taps
 //! their windows keep, none among them) and the portable one, for every
 //! type.
@@ -91,6 +92,16 @@ fn matches_a_naive_reference_over_attrs_channels_and_types() {
             1,
         ),
         (Case { c: 3, ..base }, 1),
+        // Rows of 5 pixels: an interior of 3 (a short run, as each edge
+        // pixel), whose 72 channels go 4 vectors at a time (then 8 left).
+        (
+            Case {
+                c: 72,
+                w: 5,
+                ..base
+            },
+            1,
+        ),
         (
             Case {
                 padding: Pad::Valid,
