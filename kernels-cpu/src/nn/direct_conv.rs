@@ -540,7 +540,16 @@ mod simd {
                     *v = a;
                 }
                 let at = p * out_depth + c0;
-                if let Some(o) = out.get_mut(at..at + width) {
+                if width == V * lanes {
+                    // A whole block: a copy of a length known when compiled
+                    // (vector moves; with the block's `width` it was a call
+                    // to `memcpy` per pixel).
+                    if let Some(o) = out.get_mut(at..at + V * lanes) {
+                        for (o, &a) in o.iter_mut().zip(&lanes_out[..V * lanes]) {
+                            *o = T::narrow(a);
+                        }
+                    }
+                } else if let Some(o) = out.get_mut(at..at + width) {
                     for (o, &a) in o.iter_mut().zip(&lanes_out) {
                         *o = T::narrow(a);
                     }
