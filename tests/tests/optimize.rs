@@ -468,20 +468,17 @@ fn mobilenet_v2_loses_its_batch_norm_arithmetic_and_matches_tensorflow() {
 /// `x -> op(W) -> BiasAdd(b) [-> activation]`, NHWC, random constants;
 /// the nodes are `contraction`, `bias` and `act`.
 fn fusable(op: &str, activation: Option<&str>) -> (Graph, Tensor) {
-    let (w_dims, channels, x) = match op {
+    let (w_dims, x) = match op {
         "Conv2D" => (
             vec![3, 3, 2, 4],
-            4,
             Tensor::from_vec([1, 5, 5, 2], values(50, 31)).unwrap(),
         ),
         "DepthwiseConv2dNative" => (
             vec![3, 3, 2, 2],
-            4,
             Tensor::from_vec([1, 5, 5, 2], values(50, 32)).unwrap(),
         ),
         _ => (
             vec![5, 3],
-            3,
             Tensor::from_vec([4, 5], values(20, 33)).unwrap(),
         ),
     };
@@ -496,19 +493,40 @@ fn fusable(op: &str, activation: Option<&str>) -> (Graph, Tensor) {
             .collect(),
     )
     .unwrap();
-    let n: usize = w_dims.iter().product();
+    (contraction_graph(op, &w_dims, 1, activation, 34), x)
+}
+
+/// `x -> op(w) -> BiasAdd(b) [-> activation]` with constant `w` of
+/// `w_dims` and `b` (one per output channel), their values from `seed` and
+/// `seed + 1`; convolutions NHWC with `SAME` padding and `stride`; the
+/// nodes are `contraction`, `bias` and `act` (LeakyRelu's alpha 0.3).
+fn contraction_graph(
+    op: &str,
+    w_dims: &[usize],
+    stride: i64,
+    activation: Option<&str>,
+    seed: u32,
+) -> Graph {
+    let channels = match op {
+        "DepthwiseConv2dNative" => w_dims[2] * w_dims[3],
+        _ => w_dims[w_dims.len() - 1],
+    };
+    let w: usize = w_dims.iter().product();
     let mut attrs = vec![("T", DataType::DtFloat.into())];
     if op != "MatMul" {
-        attrs.push(("strides", AttrValue::from(vec![1i64, 1, 1, 1])));
+        attrs.push(("strides", AttrValue::from(vec![1i64, stride, stride, 1])));
         attrs.push(("padding", AttrValue::from("SAME")));
     }
     let mut nodes = vec![
         placeholder("x", DataType::DtFloat),
-        constant("w", &Tensor::from_vec(w_dims, values(n, 34)).unwrap()),
+        constant(
+            "w",
+            &Tensor::from_vec(w_dims.to_vec(), values(w, seed)).unwrap(),
+        ),
         node("contraction", op, &["x", "w"], &attrs),
         constant(
             "b",
-            &Tensor::from_vec([channels], values(channels, 35)).unwrap(),
+            &Tensor::from_vec([channels], values(channels, seed + 1)).unwrap(),
         ),
         float_op("bias", "BiasAdd", &["contraction", "b"]),
     ];
@@ -519,7 +537,7 @@ fn fusable(op: &str, activation: Option<&str>) -> (Graph, Tensor) {
         }
         nodes.push(node("act", act, &["bias"], &act_attrs));
     }
-    (graph(nodes), x)
+    graph(nodes)
 }
 
 fn fused_ops_of(g: &Graph, name: &str) -> Vec<String> {
@@ -581,10 +599,6 @@ fn fast_path_fusable(
     stride: i64,
     activation: Option<&str>,
 ) -> (Graph, Tensor) {
-    let channels = match op {
-        "DepthwiseConv2dNative" => w_dims[2] * w_dims[3],
-        _ => w_dims[w_dims.len() - 1],
-    };
     let n: usize = x_dims.iter().product();
     let mut x: Vec<f32> = values(n, 41).iter().map(|v| v * 8.0).collect();
     // A NaN pixel (its sums are NaN, which the activations keep) and a
@@ -592,30 +606,10 @@ fn fast_path_fusable(
     let depth = x_dims[x_dims.len() - 1];
     x[depth * 3..depth * 4].fill(f32::NAN);
     x[depth * 5..depth * 6].fill(0.0);
-    let w: usize = w_dims.iter().product();
-    let mut attrs = vec![("T", DataType::DtFloat.into())];
-    if op != "MatMul" {
-        attrs.push(("strides", AttrValue::from(vec![1i64, stride, stride, 1])));
-        attrs.push(("padding", AttrValue::from("SAME")));
-    }
-    let nodes = [
-        placeholder("x", DataType::DtFloat),
-        constant(
-            "w",
-            &Tensor::from_vec(w_dims.to_vec(), values(w, 42)).unwrap(),
-        ),
-        node("contraction", op, &["x", "w"], &attrs),
-        constant(
-            "b",
-            &Tensor::from_vec([channels], values(channels, 43)).unwrap(),
-        ),
-        float_op("bias", "BiasAdd", &["contraction", "b"]),
-    ];
-    let mut nodes = nodes.to_vec();
-    if let Some(act) = activation {
-        nodes.push(float_op("act", act, &["bias"]));
-    }
-    (graph(nodes), Tensor::from_vec(x_dims.to_vec(), x).unwrap())
+    (
+        contraction_graph(op, w_dims, stride, activation, 42),
+        Tensor::from_vec(x_dims.to_vec(), x).unwrap(),
+    )
 }
 
 #[test]
