@@ -67,6 +67,13 @@ pub(crate) fn bench(
         timing(&mut times).trim_end(),
         runs.warmup
     );
+    let feed_tensors: Vec<_> = feed().collect();
+    let feed_dims: Vec<&[usize]> = feed_tensors.iter().map(|t| t.dims()).collect();
+    let _ = writeln!(
+        out,
+        "batch: {}",
+        batch_line(prepared.batch_parts(&feed_dims))
+    );
     let peak = profiles.iter().filter_map(|p| p.peak_bytes).max();
     match peak {
         Some(bytes) => {
@@ -90,6 +97,22 @@ pub(crate) fn bench(
         text: out,
         times: in_order,
     })
+}
+
+/// How the timed runs used the batch, from [`PreparedRun::batch_parts`](opreg_runtime::PreparedRun::batch_parts).
+fn batch_line(parts: Option<Result<Vec<usize>, String>>) -> String {
+    match parts {
+        Some(Ok(rows)) => format!(
+            "split over threads, parts of {} samples (the profiled runs below run whole)",
+            rows.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(Err(why)) => format!("runs whole: {why}"),
+        None => "runs whole (not split: the runs did not go to the thread pool, or one thread)"
+            .to_owned(),
+    }
 }
 
 /// The times of runs, in microseconds, one per line (what `opreg bench

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use opreg_cli::io_json::{self, NamedTensor};
 use opreg_proto::{DataTypeExt, TextFormat};
 use opreg_runtime::{
-    Graph, GraphOptimizations, GraphShapes, Session, SessionOptions, optimize_graph,
+    BatchSplit, Graph, GraphOptimizations, GraphShapes, Session, SessionOptions, optimize_graph,
 };
 use prost::Message;
 use registry_core::KernelRegistry;
@@ -188,6 +188,8 @@ pub(crate) struct GraphRun {
     pub(crate) devices: Vec<String>,
     /// The rewrites the session runs first.
     pub(crate) optimizations: GraphOptimizations,
+    /// When runs split their batch over threads.
+    pub(crate) batch_split: BatchSplit,
 }
 
 /// What a run is fed and what it fetches (at least one tensor).

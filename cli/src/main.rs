@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use opreg_runtime::{Graph, GraphOptimizations, SessionOptions};
+use opreg_runtime::{BatchSplit, Graph, GraphOptimizations, SessionOptions};
 use registry_core::KernelRegistry;
 use registry_core::denormal::DenormalMode;
 use registry_core::registry::{OpRegistry, RegistryError};
@@ -211,6 +211,29 @@ struct GraphRunArgs {
     /// first (see `opreg optimize`).
     #[arg(long)]
     no_optimize: bool,
+    /// When runs split their batch over threads (each sample computed on
+    /// its own): `auto` when a run goes to the thread pool, `always`, or
+    /// `off`.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    batch_split: BatchSplitArg,
+}
+
+/// `--batch-split`'s values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum BatchSplitArg {
+    Off,
+    Auto,
+    Always,
+}
+
+impl From<BatchSplitArg> for BatchSplit {
+    fn from(arg: BatchSplitArg) -> Self {
+        match arg {
+            BatchSplitArg::Off => BatchSplit::Off,
+            BatchSplitArg::Auto => BatchSplit::Auto,
+            BatchSplitArg::Always => BatchSplit::Always,
+        }
+    }
 }
 
 impl GraphRunArgs {
@@ -222,6 +245,7 @@ impl GraphRunArgs {
             graph,
             io,
             devices: graph_cmds::devices(&self.device),
+            batch_split: self.batch_split.into(),
             optimizations: if self.no_optimize {
                 GraphOptimizations::none()
             } else {
@@ -459,6 +483,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
                     DenormalMode::FlushToZero
                 },
                 max_loop_iterations: (max_iterations > 0).then_some(max_iterations),
+                batch_split: run.batch_split,
                 loop_timeout: loop_timeout
                     .map(|s| {
                         std::time::Duration::try_from_secs_f64(s).map_err(|e| CliError::Input {
@@ -482,6 +507,7 @@ fn run(cli: Cli, registry: &OpRegistry) -> Result<(), CliError> {
             let options = SessionOptions {
                 devices: run.devices.clone(),
                 optimizations: run.optimizations.clone(),
+                batch_split: run.batch_split,
                 ..SessionOptions::default()
             };
             let runs = bench::BenchRuns { warmup, runs, top };

@@ -10,6 +10,7 @@
 //! kernel crates, which do not depend on it: editing the executor rebuilds
 //! only the runtime and what runs graphs.
 
+mod batch_split;
 mod budget;
 pub mod control_flow;
 mod dataflow;
@@ -31,7 +32,8 @@ pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use optimize::{GraphOptimizations, OptimizeReport, optimize_graph};
 pub use placement::requested_device_type;
 pub use session::{
-    DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions, StepTime,
+    BatchSplit, DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions,
+    StepTime,
 };
 pub use shapes::GraphShapes;
 pub use threads::join_global_pool;

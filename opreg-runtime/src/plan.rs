@@ -19,6 +19,7 @@ use registry_core::tensor::Tensor;
 pub(crate) type InputDevices = SmallVec<[Option<Arc<dyn Device>>; 2]>;
 
 /// One node to run.
+#[derive(Clone)]
 pub(crate) struct Step {
     /// The node's index in the graph.
     pub(crate) node: usize,
@@ -64,6 +65,33 @@ pub(crate) struct RunScratch {
 }
 
 impl Plan {
+    /// A copy of the plan (same steps and kernels, buffers of its own) whose
+    /// constants are those `replace` gives for a slot and value, or the
+    /// same where it gives none.
+    pub(crate) fn with_constants(
+        &self,
+        replace: impl Fn(usize, &Tensor) -> Option<Tensor>,
+    ) -> Plan {
+        Plan {
+            steps: self.steps.clone(),
+            constants: self
+                .constants
+                .iter()
+                .map(|(slot, value)| {
+                    (
+                        *slot,
+                        replace(*slot, value).unwrap_or_else(|| value.clone()),
+                    )
+                })
+                .collect(),
+            consumers: self.consumers.clone(),
+            feed_names: self.feed_names.clone(),
+            feeds: self.feeds.clone(),
+            fetches: self.fetches.clone(),
+            scratch: Mutex::default(),
+        }
+    }
+
     /// The buffers for a run, ready: the last run's (when no other run
     /// holds them) or new ones, every value `None` and every slot's
     /// consumer count full.

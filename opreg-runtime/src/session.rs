@@ -5,9 +5,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use crate::batch_split::{Decision, Dims, Part, SlotShapes, SplitDecisions};
 use crate::budget::MemoryBudget;
 use crate::control_flow::CONTROL_FLOW_OPS;
 use crate::dataflow::{FlowPlan, FlowRequest};
@@ -68,6 +70,34 @@ pub struct SessionOptions {
     /// written. Graphs with TF 1 control flow (`Switch`, `Merge`, loop
     /// frames) run as written either way.
     pub optimizations: GraphOptimizations,
+    /// Whether runs split their batch over rayon's threads: when every
+    /// step computes each sample (dimension 0 of the feeds) on its own, as
+    /// a feed-forward network's layers do, the samples run in parts, one
+    /// part per thread, and the fetches are put back together (see
+    /// [`PreparedRun::run`]). Each part computes what a run of its
+    /// samples alone computes: the same operations, though a kernel may
+    /// block fewer rows otherwise, so the low bits of a float can differ
+    /// from the whole batch's (a few ulps; runs split alike give the same
+    /// bits; [`BatchSplit::Off`] where the whole batch's bits matter).
+    /// Default: [`BatchSplit::Auto`]; never with a
+    /// [`max_memory_bytes`](Self::max_memory_bytes) limit (which counts
+    /// one run's tensors) or one thread.
+    pub batch_split: BatchSplit,
+}
+
+/// When runs split their batch over threads ([`SessionOptions::batch_split`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BatchSplit {
+    /// Never: the kernels split their own work.
+    Off,
+    /// When the run goes to rayon's pool (runs long enough to gain from
+    /// the pool's threads, see [`PreparedRun::run`]).
+    #[default]
+    Auto,
+    /// Every run whose feed shapes were found separable, wherever it
+    /// starts (from a thread outside the pool, the parts are handed to
+    /// the pool and the caller waits).
+    Always,
 }
 
 /// The default of [`SessionOptions::max_loop_iterations`]: far more than
@@ -84,6 +114,7 @@ impl Default for SessionOptions {
             max_loop_iterations: Some(DEFAULT_MAX_LOOP_ITERATIONS),
             loop_timeout: None,
             optimizations: GraphOptimizations::default(),
+            batch_split: BatchSplit::Auto,
         }
     }
 }
@@ -122,6 +153,8 @@ pub(crate) enum Planned {
 pub(crate) struct PlanEntry {
     planned: Planned,
     start: threads::RunStart,
+    /// Whether its runs split their batch, by feed shapes.
+    batch: SplitDecisions,
 }
 
 /// The session's function runtime: its own (a session on a graph), or
@@ -399,7 +432,11 @@ impl Session {
                 Planned::Straight(_) => threads::RunStart::default(),
                 Planned::Flow(_) => threads::RunStart::caller_only(),
             };
-            Ok(Arc::new(PlanEntry { planned, start }))
+            Ok(Arc::new(PlanEntry {
+                planned,
+                start,
+                batch: SplitDecisions::default(),
+            }))
         })
     }
 
@@ -808,11 +845,127 @@ impl PreparedRun<'_> {
     /// or, when this signature's last run took long, on a thread of rayon's
     /// global pool (where kernels run their parallel work, in the mode too);
     /// with IEEE denormals on a thread of a pool of its own.
+    ///
+    /// A run on the pool may split its batch over the pool's threads
+    /// ([`SessionOptions::batch_split`]): the first such run with given
+    /// feed shapes runs whole and records every tensor's shape, from which
+    /// the session decides whether each step computes each sample on its
+    /// own (convolutions, element-wise ops, reductions and reshapes that
+    /// keep the batch first, ...); if so, later runs with those shapes run
+    /// parts of the batch at once, one per thread, each part's kernels on
+    /// one thread, and join the fetches along dimension 0. A part that
+    /// fails makes the run go again whole, so that errors are those of the
+    /// whole batch.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
-        threads::run_in_mode(self.session.options.denormals, &self.plan.start, || {
-            self.run_here(feeds, None)
+        let plan = match &self.plan.planned {
+            Planned::Straight(plan) if self.may_split() => plan,
+            _ => {
+                return threads::run_in_mode(
+                    self.session.options.denormals,
+                    &self.plan.start,
+                    false,
+                    |_| self.run_here(feeds, None),
+                );
+            }
+        };
+        let dims: Vec<Dims> = feeds.iter().map(|t| Dims::from_slice(t.dims())).collect();
+        let decision = self.plan.batch.decision(&dims);
+        let parts = match decision.as_deref() {
+            Some(Decision::Split(parts)) => Some(parts),
+            _ => None,
+        };
+        // A separable run goes to the pool, whatever the placement says of
+        // whole runs: its parts need the pool's threads.
+        threads::run_in_mode(
+            self.session.options.denormals,
+            &self.plan.start,
+            parts.is_some(),
+            |on_pool| match (parts, &decision) {
+                (Some(parts), _) if on_pool => self.run_split(plan, parts, feeds, dims),
+                (None, None)
+                    if on_pool || self.session.options.batch_split == BatchSplit::Always =>
+                {
+                    self.run_and_decide(plan, feeds, dims)
+                }
+                _ => self.run_plan(plan, feeds, None, None),
+            },
+        )
+    }
+
+    /// How runs with feeds of shapes `feed_dims` use the batch, once one
+    /// such run on the pool decided it ([`run`](Self::run)): `None` before
+    /// (or when runs never split: [`SessionOptions::batch_split`] off, one
+    /// thread, a memory limit, loops), `Some(Ok(rows))` when they run in
+    /// parts of `rows` samples each, `Some(Err(why))` when they run whole,
+    /// with the step that keeps them so.
+    pub fn batch_parts(&self, feed_dims: &[&[usize]]) -> Option<Result<Vec<usize>, String>> {
+        let dims: Vec<Dims> = feed_dims.iter().map(|d| Dims::from_slice(d)).collect();
+        let decision = self.plan.batch.decision(&dims)?;
+        Some(match &*decision {
+            Decision::Whole(why) => Err(why.clone()),
+            Decision::Split(parts) => Ok(parts.iter().map(|part| part.rows).collect()),
         })
+    }
+
+    /// Whether runs may split their batch at all (the session's options,
+    /// the pool's threads).
+    fn may_split(&self) -> bool {
+        let options = &self.session.options;
+        options.batch_split != BatchSplit::Off
+            && options.max_memory_bytes.is_none()
+            && rayon::current_num_threads() > 1
+    }
+
+    /// A whole run of `plan` that records every tensor's shape, from which
+    /// it decides whether runs with feeds of shapes `dims` split.
+    fn run_and_decide(
+        &self,
+        plan: &Plan,
+        feeds: SmallVec<[Tensor; 4]>,
+        dims: Vec<Dims>,
+    ) -> Result<Vec<Tensor>, RunError> {
+        let mut shapes = SlotShapes::new();
+        let out = self.run_plan(plan, feeds, None, Some(&mut shapes))?;
+        let threads = rayon::current_num_threads();
+        self.plan
+            .batch
+            .decide(&self.session.graph, plan, dims, &shapes, threads);
+        Ok(out)
+    }
+
+    /// A run of `plan` as `parts` of its batch at once, one per thread of
+    /// the pool, the fetches joined; whole when the feeds do not split or a
+    /// part fails (so that its error is the whole batch's; if the whole
+    /// batch runs, runs with feeds of shapes `dims` stay whole from then
+    /// on).
+    fn run_split(
+        &self,
+        plan: &Plan,
+        parts: &[Part],
+        feeds: SmallVec<[Tensor; 4]>,
+        dims: Vec<Dims>,
+    ) -> Result<Vec<Tensor>, RunError> {
+        let Some(part_feeds) = crate::batch_split::split_feeds(&feeds, parts) else {
+            return self.run_plan(plan, feeds, None, None);
+        };
+        let results: Vec<Result<Vec<Tensor>, RunError>> = parts
+            .par_iter()
+            .zip(part_feeds)
+            .with_max_len(1)
+            .map(|(part, feeds): (&Part, _)| self.run_plan(&part.plan, feeds, None, None))
+            .collect();
+        match crate::batch_split::join_fetches(results, parts) {
+            Ok(out) => Ok(out),
+            Err(why) => {
+                let out = self.run_plan(plan, feeds, None, None)?;
+                self.plan.batch.refuse(
+                    dims,
+                    format!("a split run failed where the whole batch ran ({why})"),
+                );
+                Ok(out)
+            }
+        }
     }
 
     /// [`run`](Self::run), also measuring where the time and memory went:
@@ -853,11 +1006,16 @@ impl PreparedRun<'_> {
         feeds: impl IntoIterator<Item = Tensor>,
     ) -> Result<(Vec<Tensor>, RunProfile), RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
-        threads::run_in_mode(self.session.options.denormals, &self.plan.start, || {
-            let mut profile = RunProfile::default();
-            let outputs = self.run_here(feeds, Some(&mut profile))?;
-            Ok((outputs, profile))
-        })
+        threads::run_in_mode(
+            self.session.options.denormals,
+            &self.plan.start,
+            false,
+            |_| {
+                let mut profile = RunProfile::default();
+                let outputs = self.run_here(feeds, Some(&mut profile))?;
+                Ok((outputs, profile))
+            },
+        )
     }
 
     /// Runs a function's body from within a kernel of the calling graph
@@ -871,13 +1029,29 @@ impl PreparedRun<'_> {
     fn run_here(
         &self,
         feeds: SmallVec<[Tensor; 4]>,
+        profile: Option<&mut RunProfile>,
+    ) -> Result<Vec<Tensor>, RunError> {
+        match &self.plan.planned {
+            Planned::Straight(plan) => self.run_plan(plan, feeds, profile, None),
+            Planned::Flow(plan) => plan.run(&self.session.graph, feeds, profile),
+        }
+    }
+
+    /// Runs a straight `plan` (the signature's, or a part's of a split
+    /// run) on the calling thread, recording into `profile` when given and
+    /// every slot's shape into `shapes` when given.
+    fn run_plan(
+        &self,
+        plan: &Plan,
+        feeds: SmallVec<[Tensor; 4]>,
         mut profile: Option<&mut RunProfile>,
+        mut shapes: Option<&mut SlotShapes>,
     ) -> Result<Vec<Tensor>, RunError> {
         let graph = &self.session.graph;
-        let plan = match &self.plan.planned {
-            Planned::Straight(plan) => plan,
-            Planned::Flow(plan) => return plan.run(graph, feeds, profile),
-        };
+        if let Some(shapes) = shapes.as_deref_mut() {
+            shapes.clear();
+            shapes.resize(plan.consumers.len(), None);
+        }
         let mut scratch = plan.scratch();
         let RunScratch {
             values,
@@ -915,6 +1089,9 @@ impl PreparedRun<'_> {
                     bytes,
                     limit,
                 })?;
+            if let Some(shapes) = shapes.as_deref_mut() {
+                shapes[slot] = Some(Dims::from_slice(tensor.dims()));
+            }
             values[slot] = Some(tensor);
             fed += 1;
         }
@@ -927,6 +1104,9 @@ impl PreparedRun<'_> {
         // The graph's constants (not counted against the run's memory: the
         // session holds them).
         for (slot, value) in &plan.constants {
+            if let Some(shapes) = shapes.as_deref_mut() {
+                shapes[*slot] = Some(Dims::from_slice(value.dims()));
+            }
             values[*slot] = Some(value.clone());
         }
         for step in &plan.steps {
@@ -986,6 +1166,9 @@ impl PreparedRun<'_> {
                                     limit,
                                 }
                             })?;
+                    }
+                    if let (Some(shapes), Some(tensor)) = (shapes.as_deref_mut(), tensor.as_ref()) {
+                        shapes[slot] = Some(Dims::from_slice(tensor.dims()));
                     }
                     values[slot] = tensor.take();
                 } else {

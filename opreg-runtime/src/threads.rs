@@ -20,7 +20,9 @@
 //!   the pool's ([`join_global_pool`], as the `opreg` command does): its
 //!   runs then stay on it, no hop, and start their kernels' parallel work
 //!   in place; the placement then chooses between keeping the pool's other
-//!   threads awake for the run or not.
+//!   threads awake for the run or not. A run whose batch splits over the
+//!   pool's threads ([`crate::batch_split`]) always goes to the pool, and
+//!   its time is not counted in the placement of whole runs.
 //! - [`DenormalMode::Ieee`]: a run executes on a thread of a pool of its own,
 //!   whose threads keep IEEE denormals, so its parallel work lands there too.
 
@@ -277,17 +279,22 @@ impl Drop for AwakeGuard {
 }
 
 /// Runs `work` with every thread that runs its kernels in `mode`, on the
-/// thread `start` picks (see the module docs).
+/// thread `start` picks (see the module docs), or on the pool when
+/// `to_pool` (a run split over the pool's threads, whose time then says
+/// nothing of where whole runs go). `work` is told whether the run is on
+/// the pool with its other threads awake (where it may split itself over
+/// them, see [`crate::batch_split`]).
 pub(crate) fn run_in_mode<R: Send>(
     mode: DenormalMode,
     start: &RunStart,
-    work: impl FnOnce() -> R + Send,
+    to_pool: bool,
+    work: impl FnOnce(bool) -> R + Send,
 ) -> R {
     match mode {
         DenormalMode::FlushToZero => {
             flush_global_pool();
             let member = POOL_MEMBER.with(Cell::get);
-            let on_pool = start.on_pool.load(Ordering::Relaxed)
+            let on_pool = (to_pool || start.on_pool.load(Ordering::Relaxed))
                 && (member || rayon::current_thread_index().is_none());
             let started = Instant::now();
             let result = if on_pool && member {
@@ -295,25 +302,27 @@ pub(crate) fn run_in_mode<R: Send>(
                 // run here with the other threads kept awake.
                 let _mode = ScopedDenormalMode::new(mode);
                 let _awake = keep_awake();
-                work()
+                work(true)
             } else if on_pool {
                 // `scope` runs its body on a thread of the global pool.
                 rayon::scope(|_| {
                     let _awake = keep_awake();
-                    work()
+                    work(true)
                 })
             } else {
                 let _mode = ScopedDenormalMode::new(mode);
-                work()
+                work(false)
             };
-            start.record(on_pool, started.elapsed());
+            if !to_pool {
+                start.record(on_pool, started.elapsed());
+            }
             result
         }
         DenormalMode::Ieee => match ieee_pool() {
-            Some(pool) if pool.current_thread_index().is_none() => pool.install(work),
+            Some(pool) if pool.current_thread_index().is_none() => pool.install(|| work(false)),
             _ => {
                 let _mode = ScopedDenormalMode::new(mode);
-                work()
+                work(false)
             }
         },
     }

@@ -10,6 +10,9 @@
 //! libraries into the process, and `gpu_graphs` is carried to a GPU machine
 //! by `scripts/gpu-verify.sh`.
 
+#[path = "batch_split.rs"]
+mod batch_split;
+
 #[path = "concurrency.rs"]
 mod concurrency;
 

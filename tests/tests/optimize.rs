@@ -10,7 +10,7 @@ use registry_core::proto::{AttrValue, DataType, GraphDef, NodeDef};
 use registry_core::registry::OpRegistry;
 use registry_core::tensor::Tensor;
 
-fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
+pub(crate) fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
     NodeDef {
         name: name.into(),
         op: op.into(),
@@ -23,7 +23,7 @@ fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> N
     }
 }
 
-fn constant(name: &str, value: &Tensor) -> NodeDef {
+pub(crate) fn constant(name: &str, value: &Tensor) -> NodeDef {
     node(
         name,
         "Const",
@@ -35,7 +35,7 @@ fn constant(name: &str, value: &Tensor) -> NodeDef {
     )
 }
 
-fn placeholder(name: &str, dtype: DataType) -> NodeDef {
+pub(crate) fn placeholder(name: &str, dtype: DataType) -> NodeDef {
     node(name, "Placeholder", &[], &[("dtype", dtype.into())])
 }
 
@@ -53,11 +53,11 @@ fn valid_conv(name: &str, inputs: &[&str]) -> NodeDef {
     )
 }
 
-fn float_op(name: &str, op: &str, inputs: &[&str]) -> NodeDef {
+pub(crate) fn float_op(name: &str, op: &str, inputs: &[&str]) -> NodeDef {
     node(name, op, inputs, &[("T", DataType::DtFloat.into())])
 }
 
-fn graph(nodes: Vec<NodeDef>) -> Graph {
+pub(crate) fn graph(nodes: Vec<NodeDef>) -> Graph {
     kernels_cpu::link();
     Graph::new(GraphDef {
         node: nodes,
