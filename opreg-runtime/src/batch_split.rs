@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 use crate::Graph;
 use crate::plan::Plan;
 use registry_core::attr::NodeAttrs;
-use registry_core::tensor::Tensor;
+use registry_core::tensor::{HostBuffer, Tensor};
 
 /// One tensor's dimensions.
 pub(crate) type Dims = SmallVec<[usize; 4]>;
@@ -557,7 +557,10 @@ impl StepInfo<'_> {
                 self.only_batched(&[0])?;
                 let begin = self.inputs.get(1).ok_or("has no begin")?.ints()?;
                 let size = self.inputs.get(2).ok_or("has no size")?.ints()?;
-                if begin.first() != Some(&0) {
+                // All of dimension 0: from 0, to its end (-1) or its size.
+                let rows = self.rows(0)?;
+                if begin.first() != Some(&0) || !size.first().is_some_and(|&s| s == -1 || s == rows)
+                {
                     return Err("slices the batch dimension".into());
                 }
                 self.batch_size_first(2, &size, true)
@@ -595,6 +598,16 @@ impl StepInfo<'_> {
         self.inputs
             .get(input)
             .and_then(Input::rank)
+            .ok_or_else(|| format!("has no shape for input {input}"))
+    }
+
+    /// The size of dimension 0 of input `input`.
+    fn rows(&self, input: usize) -> Result<i64, String> {
+        self.inputs
+            .get(input)
+            .and_then(|i| i.dims)
+            .and_then(|d| d.first())
+            .and_then(|&rows| i64::try_from(rows).ok())
             .ok_or_else(|| format!("has no shape for input {input}"))
     }
 
@@ -765,11 +778,7 @@ impl StepInfo<'_> {
         let begin = self.inputs.get(1).ok_or("has no begin")?.ints()?;
         let end = self.inputs.get(2).ok_or("has no end")?.ints()?;
         let strides = self.inputs.get(3).ok_or("has no strides")?.ints()?;
-        let rows = self.inputs[0]
-            .dims
-            .and_then(|d| d.first())
-            .and_then(|&rows| i64::try_from(rows).ok())
-            .ok_or("has no shape for input 0")?;
+        let rows = self.rows(0)?;
         let from_start = mask("begin_mask")? & 1 != 0 || begin.first() == Some(&0);
         let to_end = mask("end_mask")? & 1 != 0 || end.first().is_some_and(|&e| e >= rows);
         if from_start && to_end && strides.first() == Some(&1) {
@@ -798,30 +807,35 @@ impl StepInfo<'_> {
     }
 }
 
-/// Each part's feeds: rows of every feed along dimension 0, in the parts'
-/// order and sizes; `None` when a feed cannot be split so (not host
-/// memory of fixed-size elements, or a batch other than the parts').
-pub(crate) fn split_feeds(feeds: &[Tensor], parts: &[Part]) -> Option<Vec<SmallVec<[Tensor; 4]>>> {
+/// Part `index`'s feeds: its rows of every feed along dimension 0 (the
+/// parts in order); `None` when a feed cannot be split so (not host memory
+/// of fixed-size elements, or a batch other than the parts').
+pub(crate) fn part_feeds(
+    feeds: &[Tensor],
+    parts: &[Part],
+    index: usize,
+) -> Option<SmallVec<[Tensor; 4]>> {
     let batch: usize = parts.iter().map(|part| part.rows).sum();
-    let mut split: Vec<SmallVec<[Tensor; 4]>> = parts.iter().map(|_| SmallVec::new()).collect();
-    for feed in feeds {
-        if feed.dims().first() != Some(&batch) {
-            return None;
-        }
-        let bytes = feed.as_bytes().ok()?;
-        let row_bytes = bytes.len() / batch;
-        let mut first = 0;
-        for (part, feeds) in parts.iter().zip(&mut split) {
+    let first: usize = parts.get(..index)?.iter().map(|part| part.rows).sum();
+    let rows = parts.get(index)?.rows;
+    feeds
+        .iter()
+        .map(|feed| {
+            if feed.dims().first() != Some(&batch) {
+                return None;
+            }
+            let bytes = feed.as_bytes().ok()?;
+            let row_bytes = bytes.len() / batch;
+            let span = bytes.get(first * row_bytes..(first + rows) * row_bytes)?;
             let mut dims = feed.dims().to_vec();
-            dims[0] = part.rows;
-            let mut rows = Tensor::zeros(feed.dtype(), dims).ok()?;
-            let span = bytes.get(first * row_bytes..(first + part.rows) * row_bytes)?;
-            rows.as_mut_bytes().ok()?.copy_from_slice(span);
-            feeds.push(rows);
-            first += part.rows;
-        }
-    }
-    Some(split)
+            dims[0] = rows;
+            // Every byte is written below: no zero fill first.
+            let buffer = HostBuffer::for_overwrite(span.len()).ok()?;
+            let mut part = Tensor::from_host_buffer(feed.dtype(), dims, buffer).ok()?;
+            part.as_mut_bytes().ok()?.copy_from_slice(span);
+            Some(part)
+        })
+        .collect()
 }
 
 /// The fetches of the whole batch from each part's (joined along
@@ -860,7 +874,14 @@ pub(crate) fn join_fetches(
             }
             let mut dims = first.dims().to_vec();
             dims[0] = batch * per_sample;
-            let mut whole = Tensor::zeros(first.dtype(), dims).map_err(|e| e.to_string())?;
+            // Every byte is written below: no zero fill first.
+            let len = pieces
+                .iter()
+                .map(|piece| piece.as_bytes().map_or(0, <[u8]>::len))
+                .sum();
+            let mut whole = HostBuffer::for_overwrite(len)
+                .and_then(|buffer| Tensor::from_host_buffer(first.dtype(), dims, buffer))
+                .map_err(|e| e.to_string())?;
             let bytes = whole.as_mut_bytes().map_err(|e| e.to_string())?;
             let mut at = 0;
             for piece in pieces {

@@ -81,7 +81,7 @@ pub struct SessionOptions {
     /// bits; [`BatchSplit::Off`] where the whole batch's bits matter).
     /// Default: [`BatchSplit::Auto`]; never with a
     /// [`max_memory_bytes`](Self::max_memory_bytes) limit (which counts
-    /// one run's tensors) or one thread.
+    /// one run's tensors), with [`DenormalMode::Ieee`] or on one thread.
     pub batch_split: BatchSplit,
 }
 
@@ -909,10 +909,12 @@ impl PreparedRun<'_> {
     }
 
     /// Whether runs may split their batch at all (the session's options,
-    /// the pool's threads).
+    /// the pool's threads: rayon's global pool, so not with IEEE
+    /// denormals, whose runs have a pool of their own).
     fn may_split(&self) -> bool {
         let options = &self.session.options;
         options.batch_split != BatchSplit::Off
+            && options.denormals == DenormalMode::FlushToZero
             && options.max_memory_bytes.is_none()
             && rayon::current_num_threads() > 1
     }
@@ -946,15 +948,19 @@ impl PreparedRun<'_> {
         feeds: SmallVec<[Tensor; 4]>,
         dims: Vec<Dims>,
     ) -> Result<Vec<Tensor>, RunError> {
-        let Some(part_feeds) = crate::batch_split::split_feeds(&feeds, parts) else {
+        // Each part takes its rows of the feeds on its own thread.
+        let results: Option<Vec<Result<Vec<Tensor>, RunError>>> = parts
+            .par_iter()
+            .enumerate()
+            .with_max_len(1)
+            .map(|(index, part): (usize, &Part)| {
+                let rows = crate::batch_split::part_feeds(&feeds, parts, index)?;
+                Some(self.run_plan(&part.plan, rows, None, None))
+            })
+            .collect();
+        let Some(results) = results else {
             return self.run_plan(plan, feeds, None, None);
         };
-        let results: Vec<Result<Vec<Tensor>, RunError>> = parts
-            .par_iter()
-            .zip(part_feeds)
-            .with_max_len(1)
-            .map(|(part, feeds): (&Part, _)| self.run_plan(&part.plan, feeds, None, None))
-            .collect();
         match crate::batch_split::join_fetches(results, parts) {
             Ok(out) => Ok(out),
             Err(why) => {

@@ -155,6 +155,53 @@ fn samples_split_over_threads_give_the_whole_batchs_bits() {
 }
 
 #[test]
+fn layout_ops_that_leave_the_batch_alone_split() {
+    kernels_cpu::link();
+    let t = || ("T", AttrValue::from(DataType::DtFloat));
+    let matrix = |name: &str, dims: [usize; 2], values: Vec<i32>| {
+        constant(name, &Tensor::from_vec(dims, values).unwrap())
+    };
+    // [4, 6] -Pad-> [4, 8] -Softmax-> -ConcatV2 axis 1-> [4, 16]
+    // -ExpandDims 2-> [4, 16, 1] -Transpose (0, 2, 1)-> [4, 1, 16]
+    // -Squeeze 1-> [4, 16] -StridedSlice [:, 2:10]-> [4, 8] -Tile (1, 2)-> [4, 16]
+    let nodes = vec![
+        placeholder("x", DataType::DtFloat),
+        matrix("paddings", [2, 2], vec![0, 0, 1, 1]),
+        node("padded", "Pad", &["x", "paddings"], &[t()]),
+        float_op("soft", "Softmax", &["padded"]),
+        constant("axis", &Tensor::scalar(1i32)),
+        node(
+            "both",
+            "ConcatV2",
+            &["soft", "padded", "axis"],
+            &[t(), ("N", AttrValue::from(2i64))],
+        ),
+        constant("two", &Tensor::scalar(2i32)),
+        node("column", "ExpandDims", &["both", "two"], &[t()]),
+        ints("perm", &[0, 2, 1]),
+        node("row", "Transpose", &["column", "perm"], &[t()]),
+        node(
+            "flat",
+            "Squeeze",
+            &["row"],
+            &[t(), ("squeeze_dims", AttrValue::from(vec![1i64]))],
+        ),
+        ints("begin", &[0, 2]),
+        ints("end", &[4, 10]),
+        ints("strides", &[1, 1]),
+        node(
+            "middle",
+            "StridedSlice",
+            &["flat", "begin", "end", "strides"],
+            &[t(), ("Index", DataType::DtInt32.into())],
+        ),
+        ints("multiples", &[1, 2]),
+        node("y", "Tile", &["middle", "multiples"], &[t()]),
+    ];
+    check(nodes, floats(4, 6, 5), &["y"], Ok(expected_parts(4)));
+}
+
+#[test]
 fn rows_of_several_per_sample_split_with_their_sample() {
     kernels_cpu::link();
     // Keras's Dense on a sequence: [2, 3, 4] -> [6, 4] -> MatMul -> [2, 3, 5].
@@ -216,6 +263,26 @@ fn a_step_that_mixes_samples_keeps_runs_whole_and_is_named() {
         floats(4, 6, 1),
         &["mixed"],
         Err(&["'mixed'", "[3, 8]"]),
+    );
+    // A slice of the first rows only.
+    check(
+        vec![
+            x(),
+            ints("begin", &[0, 0]),
+            ints("size", &[2, -1]),
+            node(
+                "half",
+                "Slice",
+                &["x", "begin", "size"],
+                &[
+                    ("T", DataType::DtFloat.into()),
+                    ("Index", DataType::DtInt32.into()),
+                ],
+            ),
+        ],
+        floats(4, 6, 1),
+        &["half"],
+        Err(&["'half' (Slice)", "slices the batch dimension"]),
     );
     // A fetch that does not depend on the feeds.
     check(
