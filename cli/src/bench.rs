@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
-use opreg_runtime::{RunProfile, Session, SessionOptions};
+use opreg_runtime::{BatchParts, RunProfile, Session, SessionOptions};
 
 use crate::CliError;
 use crate::graph_cmds::{GraphRun, timing};
@@ -100,11 +100,18 @@ pub(crate) fn bench(
 }
 
 /// How the timed runs used the batch, from [`PreparedRun::batch_parts`](opreg_runtime::PreparedRun::batch_parts).
-fn batch_line(parts: Option<Result<Vec<usize>, String>>) -> String {
+fn batch_line(parts: Option<Result<BatchParts, String>>) -> String {
     match parts {
-        Some(Ok(rows)) => format!(
-            "split over threads, parts of {} samples (the profiled runs below run whole)",
-            rows.iter()
+        Some(Ok(parts)) => format!(
+            "{}, parts of {} samples (the profiled runs below run whole)",
+            if parts.splitting {
+                "split over threads"
+            } else {
+                "runs whole: faster than split"
+            },
+            parts
+                .rows
+                .iter()
                 .map(usize::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")

@@ -399,6 +399,32 @@ fn bench_reports_time_memory_and_ops() {
 }
 
 #[test]
+fn bench_says_whether_runs_split_their_batch() {
+    let (graph, feeds) = (
+        shared_graph("mlp_f32", "graph.pb"),
+        shared_graph("mlp_f32", "io.json"),
+    );
+    // Two threads, wherever the tests run: the MLP's batch of 8 in 2 parts.
+    let bench = |when: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_opreg"))
+            .env("RAYON_NUM_THREADS", "2")
+            .args(["bench", &graph, "--feeds", &feeds, "--runs", "3"])
+            .args(["--warmup", "1", "--batch-split", when])
+            .output()
+            .expect("run opreg");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).expect("UTF-8 output")
+    };
+    let always = bench("always");
+    assert!(
+        always.contains("batch: split over threads, parts of 4, 4 samples"),
+        "{always}"
+    );
+    let off = bench("off");
+    assert!(off.contains("batch: runs whole (not split"), "{off}");
+}
+
+#[test]
 fn bench_lists_the_slowest_nodes_when_asked() {
     let text = on_mlp("bench", &["--runs", "2", "--top", "2"]);
     let (_, top) = text

@@ -22,7 +22,9 @@
 //! part's samples. Anything else (a stateful op, `Shape` of a fed tensor,
 //! a fetch that does not depend on the feeds) keeps the runs whole.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use opreg_proto::DataType;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -30,6 +32,7 @@ use smallvec::SmallVec;
 
 use crate::Graph;
 use crate::plan::Plan;
+use crate::threads::RunStart;
 use registry_core::attr::NodeAttrs;
 use registry_core::tensor::{HostBuffer, Tensor};
 
@@ -53,8 +56,40 @@ pub(crate) struct SplitDecisions {
 pub(crate) enum Decision {
     /// Whole, for the reason given (the first step that is not per sample).
     Whole(String),
-    /// Over parts of the batch: each part's number of samples and its plan.
-    Split(Vec<Part>),
+    /// Over parts of the batch, when faster.
+    Split(SplitRuns),
+}
+
+/// Runs that may split over parts of the batch.
+pub(crate) struct SplitRuns {
+    /// Each part's number of samples and its plan.
+    pub(crate) parts: Vec<Part>,
+    /// Whether runs split (`true`) or run whole, by the times of both
+    /// (`BatchSplit::Auto`): a split run copies its feeds and fetches,
+    /// which costs more than it gains where each kernel already splits
+    /// its work well (one element-wise op over 16M floats: 12 ms split
+    /// against 3.3 ms whole).
+    pub(crate) choice: RunStart,
+    /// Split runs so far, up to [`SPLIT_WARM_UP`].
+    split_runs: AtomicU32,
+}
+
+/// Split runs not timed for [`SplitRuns::choice`]: the first runs of the
+/// parts' plans fill their buffers and their threads' caches (mobilenet_v2:
+/// 600-1,100 us each, then 430-500), and timed against warm whole runs
+/// they made the whole ones look faster.
+const SPLIT_WARM_UP: u32 = 8;
+
+impl SplitRuns {
+    /// Records a run (split or not) for the choice between them, but for
+    /// the first [`SPLIT_WARM_UP`] split runs.
+    pub(crate) fn record(&self, split: bool, took: Duration) {
+        if split && self.split_runs.load(Ordering::Relaxed) < SPLIT_WARM_UP {
+            self.split_runs.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.choice.record(split, took);
+    }
 }
 
 /// One part of a split run.
@@ -123,8 +158,8 @@ fn decide(
     }
     match separable(graph, plan, shapes, batch) {
         Err(why) => Decision::Whole(why),
-        Ok(batch_constants) => Decision::Split(
-            part_rows(batch, parts)
+        Ok(batch_constants) => Decision::Split(SplitRuns {
+            parts: part_rows(batch, parts)
                 .into_iter()
                 .map(|rows| Part {
                     rows,
@@ -136,7 +171,9 @@ fn decide(
                     }),
                 })
                 .collect(),
-        ),
+            choice: RunStart::by_time_alone(),
+            split_runs: AtomicU32::new(0),
+        }),
     }
 }
 

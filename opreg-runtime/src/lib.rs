@@ -32,8 +32,8 @@ pub use graph::{Endpoint, Graph, GraphNode, load_graph_def};
 pub use optimize::{GraphOptimizations, OptimizeReport, optimize_graph};
 pub use placement::requested_device_type;
 pub use session::{
-    BatchSplit, DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session, SessionOptions,
-    StepTime,
+    BatchParts, BatchSplit, DEFAULT_MAX_LOOP_ITERATIONS, PreparedRun, RunProfile, Session,
+    SessionOptions, StepTime,
 };
 pub use shapes::GraphShapes;
 pub use threads::join_global_pool;

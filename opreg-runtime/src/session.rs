@@ -85,13 +85,27 @@ pub struct SessionOptions {
     pub batch_split: BatchSplit,
 }
 
+/// How runs that can split their batch do ([`PreparedRun::batch_parts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchParts {
+    /// Each part's samples.
+    pub rows: Vec<usize>,
+    /// Whether runs split now: always with [`BatchSplit::Always`]; with
+    /// [`BatchSplit::Auto`], while split runs are the faster (each way is
+    /// timed in turn, as the placement of runs is).
+    pub splitting: bool,
+}
+
 /// When runs split their batch over threads ([`SessionOptions::batch_split`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum BatchSplit {
     /// Never: the kernels split their own work.
     Off,
-    /// When the run goes to rayon's pool (runs long enough to gain from
-    /// the pool's threads, see [`PreparedRun::run`]).
+    /// Once a run goes to rayon's pool (runs long enough to gain from the
+    /// pool's threads, see [`PreparedRun::run`]), and then while split
+    /// runs are faster than whole ones (both timed in turn: splitting
+    /// copies the feeds and the fetches, more than it gains where a few
+    /// large kernels already use every thread).
     #[default]
     Auto,
     /// Every run whose feed shapes were found separable, wherever it
@@ -871,40 +885,52 @@ impl PreparedRun<'_> {
         };
         let dims: Vec<Dims> = feeds.iter().map(|t| Dims::from_slice(t.dims())).collect();
         let decision = self.plan.batch.decision(&dims);
-        let parts = match decision.as_deref() {
-            Some(Decision::Split(parts)) => Some(parts),
+        let split = match decision.as_deref() {
+            Some(Decision::Split(split)) => Some(split),
             _ => None,
         };
-        // A separable run goes to the pool, whatever the placement says of
+        let always = self.session.options.batch_split == BatchSplit::Always;
+        let split_now = split.is_some_and(|split| always || split.choice.chosen());
+        let started = Instant::now();
+        // A split run goes to the pool, whatever the placement says of
         // whole runs: its parts need the pool's threads.
-        threads::run_in_mode(
+        let out = threads::run_in_mode(
             self.session.options.denormals,
             &self.plan.start,
-            parts.is_some(),
-            |on_pool| match (parts, &decision) {
-                (Some(parts), _) if on_pool => self.run_split(plan, parts, feeds, dims),
-                (None, None)
-                    if on_pool || self.session.options.batch_split == BatchSplit::Always =>
-                {
-                    self.run_and_decide(plan, feeds, dims)
+            split_now,
+            |on_pool| match (split, &decision) {
+                (Some(split), _) if split_now && on_pool => {
+                    (self.run_split(plan, &split.parts, feeds, dims), true)
                 }
-                _ => self.run_plan(plan, feeds, None, None),
+                (None, None) if on_pool || always => {
+                    (self.run_and_decide(plan, feeds, dims), false)
+                }
+                _ => (self.run_plan(plan, feeds, None, None), false),
             },
-        )
+        );
+        let (out, did_split) = out;
+        if let (Some(split), Ok(_)) = (split, &out) {
+            split.record(did_split, started.elapsed());
+        }
+        out
     }
 
     /// How runs with feeds of shapes `feed_dims` use the batch, once one
     /// such run on the pool decided it ([`run`](Self::run)): `None` before
     /// (or when runs never split: [`SessionOptions::batch_split`] off, one
-    /// thread, a memory limit, loops), `Some(Ok(rows))` when they run in
-    /// parts of `rows` samples each, `Some(Err(why))` when they run whole,
-    /// with the step that keeps them so.
-    pub fn batch_parts(&self, feed_dims: &[&[usize]]) -> Option<Result<Vec<usize>, String>> {
+    /// thread, a memory limit, loops), `Some(Ok(parts))` when they can run
+    /// in parts, `Some(Err(why))` when they run whole, with the step that
+    /// keeps them so.
+    pub fn batch_parts(&self, feed_dims: &[&[usize]]) -> Option<Result<BatchParts, String>> {
         let dims: Vec<Dims> = feed_dims.iter().map(|d| Dims::from_slice(d)).collect();
         let decision = self.plan.batch.decision(&dims)?;
         Some(match &*decision {
             Decision::Whole(why) => Err(why.clone()),
-            Decision::Split(parts) => Ok(parts.iter().map(|part| part.rows).collect()),
+            Decision::Split(split) => Ok(BatchParts {
+                rows: split.parts.iter().map(|part| part.rows).collect(),
+                splitting: self.session.options.batch_split == BatchSplit::Always
+                    || split.choice.chosen(),
+            }),
         })
     }
 

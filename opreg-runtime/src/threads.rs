@@ -115,7 +115,29 @@ impl RunStart {
         }
     }
 
-    fn record(&self, on_pool: bool, took: Duration) {
+    /// A choice between two ways to run (`true` and `false`, as "on the
+    /// pool" and "on the calling thread" are for [`run_in_mode`]), tried
+    /// and kept by their times alone, with no least run time to try the
+    /// `true` way (as [`Placement::LONG`] is for the pool): the batch split's
+    /// choice between split and whole runs. It starts with `false`.
+    pub(crate) fn by_time_alone() -> Self {
+        Self {
+            placement: Mutex::new(Placement {
+                long: Duration::ZERO,
+                ..Placement::default()
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// The way the next run goes (`true`: on the pool, or the other way of
+    /// a [`by_time_alone`](Self::by_time_alone) choice).
+    pub(crate) fn chosen(&self) -> bool {
+        self.on_pool.load(Ordering::Relaxed)
+    }
+
+    /// Records a run that went the way `on_pool` says and took `took`.
+    pub(crate) fn record(&self, on_pool: bool, took: Duration) {
         if self.caller_only {
             return;
         }
@@ -142,8 +164,11 @@ impl RunStart {
 /// (a chain of 1,000 one-element `Abs`) only pays the hop and the kept-
 /// awake threads there, and on a busy machine a single slow run would
 /// otherwise have moved it to the pool for good.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Placement {
+    /// A run at least this long tries the pool ([`LONG`](Self::LONG)
+    /// unless made otherwise).
+    long: Duration,
     on_pool: bool,
     /// Runs since the runs moved here.
     runs_here: u32,
@@ -153,6 +178,19 @@ struct Placement {
     /// thread, pool), in nanoseconds, and how many of them are set.
     recent: [[u64; Placement::TRIAL as usize]; 2],
     known: [u32; 2],
+}
+
+impl Default for Placement {
+    fn default() -> Self {
+        Self {
+            long: Self::LONG,
+            on_pool: false,
+            runs_here: 0,
+            hold: 0,
+            recent: [[0; Self::TRIAL as usize]; 2],
+            known: [0; 2],
+        }
+    }
 }
 
 impl Placement {
@@ -176,7 +214,7 @@ impl Placement {
         self.known[here] = (self.known[here] + 1).min(Self::TRIAL);
         self.runs_here = self.runs_here.saturating_add(1);
         self.hold = self.hold.saturating_sub(1);
-        let move_away = if on_pool && took < Self::LONG / 2 {
+        let move_away = if on_pool && took < self.long / 2 {
             true
         } else if self.runs_here == Self::TRIAL
             && let (Some(this), Some(other)) = (self.median(here), self.median(1 - here))
@@ -187,7 +225,7 @@ impl Placement {
             this > other
         } else if self.runs_here >= Self::TRIAL && self.hold == 0 {
             // Time to try the other place again.
-            on_pool || took >= Self::LONG
+            on_pool || took >= self.long
         } else {
             false
         };
@@ -406,6 +444,32 @@ mod tests {
         times[100] = 400;
         times[500] = 400;
         assert!(runs(&mut placement, &times).iter().all(|&pool| !pool));
+    }
+
+    #[test]
+    fn a_choice_by_time_alone_tries_both_ways_and_keeps_the_faster() {
+        let choice = RunStart::by_time_alone();
+        assert!(!choice.chosen());
+        let record = |way: bool, micros: u64, times: usize| {
+            for _ in 0..times {
+                choice.record(way, Duration::from_micros(micros));
+            }
+            choice.chosen()
+        };
+        // Short runs try the other way too (no least time).
+        assert!(record(false, 100, 4));
+        // Slower that way: back after its trial, and kept.
+        assert!(!record(true, 300, 4));
+        assert!(!record(false, 100, 200));
+        // Where the other way is the faster, it is kept.
+        let choice = RunStart::by_time_alone();
+        for _ in 0..4 {
+            choice.record(false, Duration::from_micros(600));
+        }
+        for _ in 0..4 {
+            choice.record(true, Duration::from_micros(60));
+        }
+        assert!(choice.chosen());
     }
 
     #[test]

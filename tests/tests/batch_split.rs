@@ -3,7 +3,7 @@
 //! thread, and gives exactly the whole batch's values; any step that mixes
 //! samples keeps the runs whole and is named.
 
-use opreg_runtime::{BatchSplit, Graph, PreparedRun, Session, SessionOptions};
+use opreg_runtime::{BatchParts, BatchSplit, Graph, PreparedRun, Session, SessionOptions};
 use opreg_tests::graphs::{compare_model, shared_model};
 use registry_core::proto::{AttrValue, DataType, NodeDef};
 use registry_core::tensor::Tensor;
@@ -88,7 +88,13 @@ fn check(nodes: Vec<NodeDef>, x: Tensor, fetches: &[&str], want: Result<Vec<usiz
     let got = run_thrice(&split_run, &feeds);
     let parts = split_run.batch_parts(&[x.dims()]);
     match want {
-        Ok(rows) => assert_eq!(parts, Some(Ok(rows))),
+        Ok(rows) => assert_eq!(
+            parts,
+            Some(Ok(BatchParts {
+                rows,
+                splitting: true
+            }))
+        ),
         Err(words) => {
             let why = match parts {
                 Some(Err(why)) => why,
@@ -315,7 +321,10 @@ fn models_split_their_batch_and_match_tensorflow() {
         let dims: Vec<&[usize]> = feeds.iter().map(Tensor::dims).collect();
         assert_eq!(
             split_run.batch_parts(&dims),
-            Some(Ok(expected_parts(2))),
+            Some(Ok(BatchParts {
+                rows: expected_parts(2),
+                splitting: true
+            })),
             "{name}"
         );
         let again = split_run.run(feeds.iter().cloned()).unwrap();
