@@ -74,6 +74,12 @@ pub(crate) struct SplitRuns {
     split_runs: AtomicU32,
 }
 
+/// Whole runs at least this long try splitting (`BatchSplit::Auto`): a
+/// split run hands a part to another thread, which shorter runs do not
+/// gain from (half of [`RunStart`]'s placement threshold: a split run
+/// gains more than a run moved to the pool).
+const SPLIT_TRIAL_LONG: Duration = Duration::from_micros(125);
+
 /// Split runs not timed for [`SplitRuns::choice`]: the first runs of the
 /// parts' plans fill their buffers and their threads' caches (mobilenet_v2:
 /// 600-1,100 us each, then 430-500), and timed against warm whole runs
@@ -171,7 +177,7 @@ fn decide(
                     }),
                 })
                 .collect(),
-            choice: RunStart::by_time_alone(),
+            choice: RunStart::trying_after(SPLIT_TRIAL_LONG),
             split_runs: AtomicU32::new(0),
         }),
     }

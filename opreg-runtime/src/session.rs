@@ -101,11 +101,11 @@ pub struct BatchParts {
 pub enum BatchSplit {
     /// Never: the kernels split their own work.
     Off,
-    /// Once a run goes to rayon's pool (runs long enough to gain from the
-    /// pool's threads, see [`PreparedRun::run`]), and then while split
-    /// runs are faster than whole ones (both timed in turn: splitting
+    /// While split runs are faster than whole ones: once whole runs take
+    /// 125 us or more, both are timed in turn, as the placement of runs
+    /// is (see [`PreparedRun::run`]), and the faster kept. Splitting
     /// copies the feeds and the fetches, more than it gains where a few
-    /// large kernels already use every thread).
+    /// large kernels already use every thread.
     #[default]
     Auto,
     /// Every run whose feed shapes were found separable, wherever it
@@ -860,16 +860,17 @@ impl PreparedRun<'_> {
     /// global pool (where kernels run their parallel work, in the mode too);
     /// with IEEE denormals on a thread of a pool of its own.
     ///
-    /// A run on the pool may split its batch over the pool's threads
-    /// ([`SessionOptions::batch_split`]): the first such run with given
-    /// feed shapes runs whole and records every tensor's shape, from which
-    /// the session decides whether each step computes each sample on its
-    /// own (convolutions, element-wise ops, reductions and reshapes that
-    /// keep the batch first, ...); if so, later runs with those shapes run
+    /// A run may split its batch over the pool's threads
+    /// ([`SessionOptions::batch_split`]): the first run with given feed
+    /// shapes runs whole and records every tensor's shape, from which the
+    /// session decides whether each step computes each sample on its own
+    /// (convolutions, element-wise ops, reductions and reshapes that keep
+    /// the batch first, ...); if so, later runs with those shapes may run
     /// parts of the batch at once, one per thread, each part's kernels on
-    /// one thread, and join the fetches along dimension 0. A part that
-    /// fails makes the run go again whole, so that errors are those of the
-    /// whole batch.
+    /// one thread, and join the fetches along dimension 0 (with
+    /// [`BatchSplit::Auto`], while that is faster than whole runs). A part
+    /// that fails makes the run go again whole, so that errors are those of
+    /// the whole batch.
     pub fn run(&self, feeds: impl IntoIterator<Item = Tensor>) -> Result<Vec<Tensor>, RunError> {
         let feeds: SmallVec<[Tensor; 4]> = feeds.into_iter().collect();
         let plan = match &self.plan.planned {
@@ -902,9 +903,7 @@ impl PreparedRun<'_> {
                 (Some(split), _) if split_now && on_pool => {
                     (self.run_split(plan, &split.parts, feeds, dims), true)
                 }
-                (None, None) if on_pool || always => {
-                    (self.run_and_decide(plan, feeds, dims), false)
-                }
+                (None, None) => (self.run_and_decide(plan, feeds, dims), false),
                 _ => (self.run_plan(plan, feeds, None, None), false),
             },
         );
@@ -916,9 +915,9 @@ impl PreparedRun<'_> {
     }
 
     /// How runs with feeds of shapes `feed_dims` use the batch, once one
-    /// such run on the pool decided it ([`run`](Self::run)): `None` before
-    /// (or when runs never split: [`SessionOptions::batch_split`] off, one
-    /// thread, a memory limit, loops), `Some(Ok(parts))` when they can run
+    /// such run decided it ([`run`](Self::run)): `None` before (or when
+    /// runs never split: [`SessionOptions::batch_split`] off, one thread, a
+    /// memory limit, loops), `Some(Ok(parts))` when they can run
     /// in parts, `Some(Err(why))` when they run whole, with the step that
     /// keeps them so.
     pub fn batch_parts(&self, feed_dims: &[&[usize]]) -> Option<Result<BatchParts, String>> {

@@ -117,13 +117,14 @@ impl RunStart {
 
     /// A choice between two ways to run (`true` and `false`, as "on the
     /// pool" and "on the calling thread" are for [`run_in_mode`]), tried
-    /// and kept by their times alone, with no least run time to try the
-    /// `true` way (as [`Placement::LONG`] is for the pool): the batch split's
-    /// choice between split and whole runs. It starts with `false`.
-    pub(crate) fn by_time_alone() -> Self {
+    /// and kept by their times as the placement is, with `long` for
+    /// [`Placement::LONG`] (the least run time that tries the `true` way):
+    /// the batch split's choice between split and whole runs. It starts
+    /// with `false`.
+    pub(crate) fn trying_after(long: Duration) -> Self {
         Self {
             placement: Mutex::new(Placement {
-                long: Duration::ZERO,
+                long,
                 ..Placement::default()
             }),
             ..Self::default()
@@ -131,7 +132,7 @@ impl RunStart {
     }
 
     /// The way the next run goes (`true`: on the pool, or the other way of
-    /// a [`by_time_alone`](Self::by_time_alone) choice).
+    /// a [`trying_after`](Self::trying_after) choice).
     pub(crate) fn chosen(&self) -> bool {
         self.on_pool.load(Ordering::Relaxed)
     }
@@ -447,8 +448,9 @@ mod tests {
     }
 
     #[test]
-    fn a_choice_by_time_alone_tries_both_ways_and_keeps_the_faster() {
-        let choice = RunStart::by_time_alone();
+    fn a_choice_tries_both_ways_and_keeps_the_faster() {
+        let least = Duration::from_micros(125);
+        let choice = RunStart::trying_after(least);
         assert!(!choice.chosen());
         let record = |way: bool, micros: u64, times: usize| {
             for _ in 0..times {
@@ -456,20 +458,25 @@ mod tests {
             }
             choice.chosen()
         };
-        // Short runs try the other way too (no least time).
-        assert!(record(false, 100, 4));
+        // Runs shorter than the least do not try the other way.
+        assert!(!record(false, 100, 20));
+        // A longer one does.
+        assert!(record(false, 200, 1));
         // Slower that way: back after its trial, and kept.
         assert!(!record(true, 300, 4));
-        assert!(!record(false, 100, 200));
+        assert!(!record(false, 200, 200));
         // Where the other way is the faster, it is kept.
-        let choice = RunStart::by_time_alone();
+        let choice = RunStart::trying_after(least);
         for _ in 0..4 {
             choice.record(false, Duration::from_micros(600));
         }
         for _ in 0..4 {
-            choice.record(true, Duration::from_micros(60));
+            choice.record(true, Duration::from_micros(80));
         }
         assert!(choice.chosen());
+        // A run that way shorter than half the least goes back at once.
+        choice.record(true, Duration::from_micros(50));
+        assert!(!choice.chosen());
     }
 
     #[test]
