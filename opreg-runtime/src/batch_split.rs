@@ -87,6 +87,13 @@ const SPLIT_TRIAL_LONG: Duration = Duration::from_micros(125);
 const SPLIT_WARM_UP: u32 = 8;
 
 impl SplitRuns {
+    /// Whether the next run splits: every run when `always`
+    /// (`BatchSplit::Always`), else while the choice says split runs are
+    /// the faster.
+    pub(crate) fn splits_now(&self, always: bool) -> bool {
+        always || self.choice.chosen()
+    }
+
     /// Records a run (split or not) for the choice between them, but for
     /// the first [`SPLIT_WARM_UP`] split runs.
     pub(crate) fn record(&self, split: bool, took: Duration) {
@@ -258,9 +265,10 @@ pub(crate) fn separable(
             inputs: &inputs,
             out_dims: step
                 .outputs
-                .iter()
-                .map(|slot| slot.and_then(|s| shapes.get(s).and_then(Option::as_deref)))
-                .collect(),
+                .first()
+                .copied()
+                .flatten()
+                .and_then(|slot| shapes.get(slot).and_then(Option::as_deref)),
             batch,
         };
         let outcome = if inputs.iter().any(|input| input.batched) {
@@ -477,7 +485,8 @@ struct StepInfo<'a> {
     op: &'a str,
     attrs: NodeAttrs<'a>,
     inputs: &'a [Input<'a>],
-    out_dims: SmallVec<[Option<&'a [usize]>; 2]>,
+    /// Output 0's dimensions (when something reads it).
+    out_dims: Option<&'a [usize]>,
     batch: usize,
 }
 
@@ -630,9 +639,6 @@ impl StepInfo<'_> {
 
     fn out_rank(&self) -> Result<usize, String> {
         self.out_dims
-            .first()
-            .copied()
-            .flatten()
             .map(<[usize]>::len)
             .ok_or_else(|| "has no output shape".into())
     }

@@ -891,7 +891,7 @@ impl PreparedRun<'_> {
             _ => None,
         };
         let always = self.session.options.batch_split == BatchSplit::Always;
-        let split_now = split.is_some_and(|split| always || split.choice.chosen());
+        let split_now = split.is_some_and(|split| split.splits_now(always));
         let started = Instant::now();
         // A split run goes to the pool, whatever the placement says of
         // whole runs: its parts need the pool's threads.
@@ -927,8 +927,7 @@ impl PreparedRun<'_> {
             Decision::Whole(why) => Err(why.clone()),
             Decision::Split(split) => Ok(BatchParts {
                 rows: split.parts.iter().map(|part| part.rows).collect(),
-                splitting: self.session.options.batch_split == BatchSplit::Always
-                    || split.choice.chosen(),
+                splitting: split.splits_now(self.session.options.batch_split == BatchSplit::Always),
             }),
         })
     }

@@ -8,7 +8,7 @@ use opreg_tests::graphs::{compare_model, shared_model};
 use registry_core::proto::{AttrValue, DataType, NodeDef};
 use registry_core::tensor::Tensor;
 
-use crate::optimize::{constant, float_op, graph, node, placeholder};
+use crate::optimize::{bits, constant, float_op, graph, node, placeholder};
 
 fn session(graph: Graph, batch_split: BatchSplit) -> Session {
     Session::with_options(
@@ -59,17 +59,9 @@ fn run_thrice(run: &PreparedRun<'_>, feeds: &[Tensor]) -> Vec<Tensor> {
     last
 }
 
-fn bits(tensors: &[Tensor]) -> Vec<Vec<u32>> {
-    tensors
-        .iter()
-        .map(|t| {
-            t.as_slice::<f32>()
-                .expect("float fetches")
-                .iter()
-                .map(|v| v.to_bits())
-                .collect()
-        })
-        .collect()
+/// Each fetch's float bits ([`bits`] of each).
+fn all_bits(tensors: &[Tensor]) -> Vec<Vec<u32>> {
+    tensors.iter().map(bits).collect()
 }
 
 fn ints(name: &str, values: &[i32]) -> NodeDef {
@@ -120,7 +112,7 @@ fn check(nodes: Vec<NodeDef>, x: Tensor, fetches: &[&str], want: Result<Vec<usiz
         }
     }
     assert_eq!(whole_run.batch_parts(&[x.dims()]), None);
-    assert_eq!(bits(&got), bits(&run_thrice(&whole_run, &feeds)));
+    assert_eq!(all_bits(&got), all_bits(&run_thrice(&whole_run, &feeds)));
 }
 
 /// A float `Reshape` of `input` to the int32 shape `shape`.
@@ -345,7 +337,11 @@ fn models_split_their_batch_and_match_tensorflow() {
             "{name}"
         );
         let again = split_run.run(feeds.iter().cloned()).unwrap();
-        assert_eq!(bits(&got), bits(&again), "{name}: split runs differ");
+        assert_eq!(
+            all_bits(&got),
+            all_bits(&again),
+            "{name}: split runs differ"
+        );
         for (fetch, ours) in m.fetches.iter().zip(&got) {
             compare_model(&fetch.name, ours, &fetch.tensor)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -115,7 +115,7 @@ fn values(n: usize, seed: u32) -> Vec<f32> {
 }
 
 /// A float tensor's elements as bits (NaN and signed zeros told apart).
-fn bits(t: &Tensor) -> Vec<u32> {
+pub(crate) fn bits(t: &Tensor) -> Vec<u32> {
     t.as_slice::<f32>()
         .unwrap()
         .iter()
